@@ -1,0 +1,13 @@
+#pragma once
+/// The subcommands of the `articula` executable. Each registers its options on
+/// the CLI11 app and returns the exit code (0 ok, 1 run failed, 2 bad usage/input).
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace articula::cli {
+
+using Command = std::function<int()>;
+Command add_info_command(CLI::App& app);
+Command add_bench_command(CLI::App& app);
+
+}  // namespace articula::cli

@@ -1,0 +1,33 @@
+// articula — command-line front end. Parses, calls the library, prints.
+#include <iostream>
+#include <map>
+
+#include "commands.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"articula — rigid-body simulation with exact kinematic constraints"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "articula 0.1.0");
+  std::map<CLI::App*, articula::cli::Command> commands;
+  auto add = [&](articula::cli::Command (*factory)(CLI::App&)) {
+    const std::size_t before = app.get_subcommands({}).size();
+    articula::cli::Command run = factory(app);
+    commands[app.get_subcommands({})[before]] = std::move(run);
+  };
+  add(&articula::cli::add_info_command);
+  add(&articula::cli::add_bench_command);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  try {
+    for (auto& [sub, run] : commands)
+      if (sub->parsed()) return run();
+  } catch (const std::exception& e) {
+    std::cerr << "articula: error: " << e.what() << "\n";
+    return 2;
+  }
+  return 2;
+}

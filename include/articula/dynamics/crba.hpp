@@ -1,0 +1,27 @@
+#pragma once
+/// Joint-space inertia matrix and its tree-sparse factorization.
+#include "articula/model/data.hpp"
+
+namespace articula {
+
+/// M(q) by the composite-rigid-body algorithm (RBDA §6.2, Table 6.2), armature on
+/// the diagonal; both triangles of data.M are filled. Also data.liMi, data.oMi, data.Ycrb.
+/// Cost O(n d), d the depth of the tree; no allocation.
+const MatrixX& crba(const Model& model, Data& data, VectorRef q);
+
+/// Factorizes data.M = Lᵀ D L in place into data.Mfact, exploiting the branch-induced
+/// sparsity (RBDA §6.5, Table 6.3 "LTDL"): only entries (i, λ(i)), (i, λ(λ(i))), … are touched.
+/// Precondition: crba() was called. Throws std::runtime_error if a pivot is not positive.
+/// Cost O(n d²) at worst, no allocation.
+void factorize_mass_matrix(const Model& model, Data& data);
+/// x ← M⁻¹ x with the factors of factorize_mass_matrix() (RBDA Table 6.4). Cost O(n d).
+void solve_mass(const Model& model, const Data& data, Eigen::Ref<VectorX> x);
+/// X ← M⁻¹ X column by column.
+void solve_mass(const Model& model, const Data& data, Eigen::Ref<MatrixX> X);
+/// X ← L⁻ᵀ X (first half of the solve); with D⁻¹ and L⁻¹ it completes M⁻¹ = L⁻¹ D⁻¹ L⁻ᵀ.
+/// Used for the Schur complement J M⁻¹ Jᵀ = (L⁻ᵀ Jᵀ)ᵀ D⁻¹ (L⁻ᵀ Jᵀ).
+void solve_mass_lt(const Model& model, const Data& data, Eigen::Ref<MatrixX> X);
+/// X ← L⁻¹ X (second half of the solve).
+void solve_mass_l(const Model& model, const Data& data, Eigen::Ref<MatrixX> X);
+
+}  // namespace articula

@@ -1,0 +1,68 @@
+#pragma once
+/// The immutable description of a robot: a tree of bodies, each carried by one
+/// joint, in depth-first order (parent index < child index).
+#include <string>
+#include <vector>
+
+#include "articula/model/joint.hpp"
+#include "articula/spatial/inertia.hpp"
+
+namespace articula {
+
+enum class FrameType { Body, FixedLink, Joint, User };
+
+/// A named frame rigidly attached to a body (or to the world when parent == kWorld).
+struct Frame {
+  std::string name;
+  Index parent = kWorld;      // body index, or kWorld
+  Transform placement;        // pose of the frame in the parent body's frame
+  FrameType type = FrameType::User;
+};
+
+/// Built by ModelBuilder or load_urdf(); algorithms take it by const reference.
+/// Body i is carried by joint i; both share index i. Per-dof vectors use v indices,
+/// per-coordinate vectors use q indices.
+struct Model {
+  std::string name;
+  int nq = 0;
+  int nv = 0;
+  int njoints = 0;
+
+  // Per joint (size njoints).
+  std::vector<std::string> joint_names;
+  std::vector<std::string> body_names;
+  std::vector<JointType> joint_types;
+  std::vector<Index> parents;             // kWorld for a root
+  std::vector<Transform> joint_placements; // joint frame in the parent body frame
+  std::vector<Vector3> axes;               // unit axis (revolute, prismatic)
+  std::vector<Inertia> inertias;           // body inertia in its own frame (fixed children merged)
+  std::vector<int> idx_q, idx_v, nq_joint, nv_joint;
+  std::vector<Index> subtree_end;          // bodies i..subtree_end[i]-1 form i's subtree
+
+  // Per dof (size nv) and per coordinate (size nq).
+  MatrixX S;                               // (6 × nv) motion subspaces in the child frames
+  std::vector<int> dof_parent;             // λ(k) for the sparse LTLᵀ of M (RBDA §6.5), −1 at roots
+  std::vector<Index> dof_joint;            // joint of each dof
+  VectorX lower, upper;                    // (nq) position limits (±inf if none)
+  VectorX velocity_limit, effort_limit;    // (nv) (+inf if none)
+  VectorX damping, friction;               // (nv) from URDF <dynamics>
+  VectorX armature;                        // (nv) rotor inertia added to M's diagonal
+
+  std::vector<Frame> frames;
+  Motion gravity{Vector3(0, 0, -9.81), Vector3::Zero()};
+
+  // Look-ups; throw std::invalid_argument naming the missing name and listing valid ones.
+  Index joint_id(const std::string& joint_name) const;
+  Index frame_id(const std::string& frame_name) const;
+  Index body_id(const std::string& body_name) const;
+  bool has_joint(const std::string& joint_name) const;
+  bool has_frame(const std::string& frame_name) const;
+  double total_mass() const;
+
+  /// Sets the armature of every dof of a joint (a copy is cheap; Data stays valid: sizes unchanged).
+  void set_armature(const std::string& joint_name, double value);
+  /// Adds a user frame to a body (or kWorld); returns its id. Data made before must be remade.
+  Index add_frame(const std::string& frame_name, Index parent_body, const Transform& placement);
+};
+
+}  // namespace articula

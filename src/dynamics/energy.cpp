@@ -1,0 +1,74 @@
+#include "articula/dynamics/energy.hpp"
+
+#include "articula/dynamics/jacobian.hpp"
+#include "articula/dynamics/kinematics.hpp"
+
+namespace articula {
+
+double kinetic_energy(const Model& model, Data& data, VectorRef q, VectorRef v) {
+  forward_kinematics(model, data, q, v);
+  double T = 0.0;
+  for (Index i = 0; i < model.njoints; ++i) T += model.inertias[i].kinetic_energy(data.v[i]);
+  T += 0.5 * (model.armature.array() * v.array().square()).sum();
+  data.kinetic_energy = T;
+  return T;
+}
+
+double potential_energy(const Model& model, Data& data, VectorRef q) {
+  forward_kinematics(model, data, q);
+  double V = 0.0;
+  for (Index i = 0; i < model.njoints; ++i) {
+    const Inertia& I = model.inertias[i];
+    // m gᵀ c_world = gᵀ (R h + m p).
+    V -= model.gravity.v.dot(data.oMi[i].R * I.h + I.m * data.oMi[i].p);
+  }
+  data.potential_energy = V;
+  return V;
+}
+
+const Vector3& center_of_mass(const Model& model, Data& data, VectorRef q) {
+  forward_kinematics(model, data, q);
+  Vector3 h = Vector3::Zero();
+  double m = 0.0;
+  for (Index i = 0; i < model.njoints; ++i) {
+    const Inertia& I = model.inertias[i];
+    h += data.oMi[i].R * I.h + I.m * data.oMi[i].p;
+    m += I.m;
+  }
+  data.mass = m;
+  data.com = m > 0.0 ? Vector3(h / m) : Vector3::Zero();
+  return data.com;
+}
+
+const MatrixX& center_of_mass_jacobian(const Model& model, Data& data, VectorRef q) {
+  compute_joint_jacobians(model, data, q);
+  for (Index i = 0; i < model.njoints; ++i) {
+    const Inertia& I = model.inertias[i];
+    data.subtree_mass[i] = I.m;
+    data.subtree_h[i] = data.oMi[i].R * I.h + I.m * data.oMi[i].p;
+  }
+  for (Index i = model.njoints - 1; i >= 0; --i) {
+    const Index p = model.parents[i];
+    if (p == kWorld) continue;
+    data.subtree_mass[p] += data.subtree_mass[i];
+    data.subtree_h[p] += data.subtree_h[i];
+  }
+  double m = 0.0;
+  Vector3 h = Vector3::Zero();
+  for (Index i = 0; i < model.njoints; ++i)
+    if (model.parents[i] == kWorld) {
+      m += data.subtree_mass[i];
+      h += data.subtree_h[i];
+    }
+  data.mass = m;
+  data.com = m > 0.0 ? Vector3(h / m) : Vector3::Zero();
+  const double inv_m = m > 0.0 ? 1.0 / m : 0.0;
+  for (Index i = 0; i < model.njoints; ++i)
+    for (int c = model.idx_v[i]; c < model.idx_v[i] + model.nv_joint[i]; ++c) {
+      const Motion col = Motion::from(data.J.col(c));
+      data.Jcom.col(c) = inv_m * (data.subtree_mass[i] * col.v + col.w.cross(data.subtree_h[i]));
+    }
+  return data.Jcom;
+}
+
+}  // namespace articula

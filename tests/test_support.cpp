@@ -1,0 +1,33 @@
+#include "test_support.hpp"
+
+namespace articula::test {
+
+std::string model_path(const std::string& stem) { return std::string(ARTICULA_MODELS_DIR) + "/" + stem + ".urdf"; }
+
+std::vector<ModelCase> all_models() {
+  return {{"pendulum3r", model_path("pendulum3r"), BaseType::Fixed},
+          {"rx130_standin", model_path("rx130_standin"), BaseType::Fixed},
+          {"ur5", model_path("ur5"), BaseType::Fixed},
+          {"panda", model_path("panda"), BaseType::Fixed},
+          {"solo12", model_path("solo12"), BaseType::Floating},
+          {"talos", model_path("talos_reduced"), BaseType::Floating}};
+}
+
+Model load(const ModelCase& c) { return load_urdf(c.file, c.base); }
+
+VectorX random_vector(int n, std::mt19937& rng, double scale) {
+  std::normal_distribution<double> d(0.0, scale);
+  VectorX x(n);
+  for (int i = 0; i < n; ++i) x[i] = d(rng);
+  return x;
+}
+
+double rel_err(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
+  return (a - b).norm() / std::max(1.0, b.norm());
+}
+
+void add_armature(Model& model) {
+  for (int k = 0; k < model.nv; ++k) model.armature[k] = 0.01 + 0.09 * k / std::max(1, model.nv - 1);
+}
+
+}  // namespace articula::test

@@ -1,0 +1,28 @@
+#pragma once
+/// Shared helpers for the test suite: the bundled models, random states, tolerances.
+#include <random>
+#include <string>
+#include <vector>
+
+#include "articula/articula.hpp"
+
+namespace articula::test {
+
+struct ModelCase {
+  std::string name;      // file stem, e.g. "ur5"
+  std::string file;      // absolute path
+  BaseType base;
+};
+
+/// Every model in models/ with the base the reference data uses.
+std::vector<ModelCase> all_models();
+std::string model_path(const std::string& stem);
+Model load(const ModelCase& c);
+/// Random state (q within limits, v and a standard normal) from a seeded generator.
+VectorX random_vector(int n, std::mt19937& rng, double scale = 1.0);
+/// Relative difference ‖a − b‖ / max(1, ‖b‖).
+double rel_err(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b);
+/// Gives every dof a distinct positive armature (0.01 … 0.1).
+void add_armature(Model& model);
+
+}  // namespace articula::test
