@@ -1,13 +1,56 @@
 #include "articula/dynamics/aba.hpp"
 
-#include <Eigen/Cholesky>
+#include <cmath>
 
 #include "articula/common/check.hpp"
 #include "articula/dynamics/joint_motion.hpp"
 
 namespace articula {
+namespace {
 
-const VectorX& aba(const Model& model, Data& data, VectorRef q, VectorRef v, VectorRef tau,
+// Inverse of the n × n (n ≤ 6) symmetric positive-definite top-left block of A by Cholesky,
+// A = L Lᵀ, A⁻¹ = L⁻ᵀ L⁻¹ (Golub & Van Loan, Matrix Computations, §4.2), in plain loops:
+// Eigen's triangular solve with a matrix right-hand side goes through its blocked kernels.
+void spd_inverse(const Matrix6& A, int n, Matrix6& out) {
+  double L[6][6], Li[6][6];
+  for (int j = 0; j < n; ++j) {
+    double d = A(j, j);
+    for (int k = 0; k < j; ++k) d -= L[j][k] * L[j][k];
+    L[j][j] = std::sqrt(d);
+    const double inv = 1.0 / L[j][j];
+    for (int i = j + 1; i < n; ++i) {
+      double x = A(i, j);
+      for (int k = 0; k < j; ++k) x -= L[i][k] * L[j][k];
+      L[i][j] = x * inv;
+    }
+  }
+  for (int j = 0; j < n; ++j) {
+    Li[j][j] = 1.0 / L[j][j];
+    for (int i = j + 1; i < n; ++i) {
+      double x = 0.0;
+      for (int k = j; k < i; ++k) x -= L[i][k] * Li[k][j];
+      Li[i][j] = x / L[i][i];
+    }
+  }
+  for (int j = 0; j < n; ++j)
+    for (int i = j; i < n; ++i) {
+      double x = 0.0;
+      for (int k = i; k < n; ++k) x += Li[k][i] * Li[k][j];
+      out(i, j) = x;
+      out(j, i) = x;
+    }
+}
+
+}  // namespace
+
+// The articulated-body algorithm (RBDA §7.3, Table 7.1) carried out in world coordinates
+// (Carpentier & Mansard, "Analytical Derivatives of Rigid Body Dynamics Algorithms",
+// RSS 2018, §III; Featherstone RBDA §7.3 notes the recursion holds in any coordinates).
+// Every spatial quantity of body i is expressed at the world origin, so the articulated
+// inertias and bias forces are summed into the parent without a coordinate transform
+// (the costly X* IA X⁻¹ of the body-frame form); the price is one rigid-inertia
+// transform per body in pass 1 and the world columns J_i = ⁰X_i S_i.
+ARTICULA_FLATTEN const VectorX& aba(const Model& model, Data& data, VectorRef q, VectorRef v, VectorRef tau,
                    std::span<const Force> f_ext) {
   ARTICULA_CHECK_SIZE(q, model.nq);
   ARTICULA_CHECK_SIZE(v, model.nv);
@@ -15,77 +58,113 @@ const VectorX& aba(const Model& model, Data& data, VectorRef q, VectorRef v, Vec
   ARTICULA_CHECK(f_ext.empty() || f_ext.size() == static_cast<std::size_t>(model.njoints),
                  "f_ext has " << f_ext.size() << " forces, expected 0 or " << model.njoints);
   const int nb = model.njoints;
-  // Pass 1 (root to leaves): placements, velocities, velocity-product accelerations
-  // c_i = v_i × S_i q̇_i (kept in a_gf until pass 3), bias forces p_i = v_i ×* I_i v_i − f_ext,i.
+  MatrixX& J = data.J;
+  // Pass 1 (root to leaves): placements, world columns J_i, world velocities
+  // ov_i = ov_λ + J_i q̇_i (kept in data.v until pass 2), velocity-product accelerations
+  // c_i = ov_i × J_i q̇_i = ov_λ × ov_i (kept in data.a_gf until pass 3),
+  // IA_i = ⁰I_i (world inertia), pA_i = ov_i ×* ⁰I_i ov_i − ⁰X_i* f_ext,i.
   for (Index i = 0; i < nb; ++i) {
-    const Transform& X = data.liMi[i] =
-        model.joint_placements[i] * joint_transform(model.joint_types[i], model.axes[i], q.data() + model.idx_q[i]);
+    Transform& X = data.liMi[i];
+    joint_placement(model, i, q.data() + model.idx_q[i], X);
     const Index p = model.parents[i];
-    data.oMi[i] = p == kWorld ? X : data.oMi[p] * X;
-    const Motion vJ = joint_motion(model, i, v);
-    data.v[i] = p == kWorld ? vJ : X.act_inv(data.v[p]) + vJ;
-    data.a_gf[i] = data.v[i].cross(vJ);
-    const Inertia& I = model.inertias[i];
-    data.IA[i] = I.matrix();
-    data.pA[i] = data.v[i].cross(I * data.v[i]);
-    if (!f_ext.empty()) data.pA[i] -= f_ext[i];
+    Transform& oM = data.oMi[i];
+    if (p == kWorld)
+      oM = X;
+    else
+      oM = data.oMi[p] * X;
+    joint_world_subspace(model, i, oM, J);
+    const int iv = model.idx_v[i], ni = model.nv_joint[i];
+    Motion vJ;
+    if (ni == 1) {
+      const auto s = J.col(iv);
+      vJ.v = s.head<3>() * v[iv];
+      vJ.w = s.tail<3>() * v[iv];
+    } else {
+      vJ = Motion::from(J.middleCols(iv, ni) * v.segment(iv, ni));
+    }
+    Motion& ov = data.v[i];
+    if (p == kWorld) {
+      ov = vJ;
+      data.a_gf[i] = Motion::Zero();
+    } else {
+      const Motion& ovp = data.v[p];
+      ov = ovp + vJ;
+      data.a_gf[i] = ovp.cross(vJ);
+    }
+    const Inertia oI = model.inertias[i].transformed(oM);
+    data.IA[i] = oI.matrix();
+    data.pA[i] = ov.cross(oI * ov);
+    if (!f_ext.empty()) data.pA[i] -= oM.act(f_ext[i]);
   }
-  // Pass 2 (leaves to root): U_i = IA_i S_i, D_i = S_iᵀ U_i + armature_i, u_i = τ_i − S_iᵀ pA_i;
-  // Ia = IA − U D⁻¹ Uᵀ, pa = pA + Ia c + U D⁻¹ u, accumulated into the parent.
+  // Pass 2 (leaves to root): U_i = IA_i J_i, D_i = J_iᵀ U_i + armature_i, u_i = τ_i − J_iᵀ pA_i;
+  // Ia = IA − U D⁻¹ Uᵀ, pa = pA + Ia c + U D⁻¹ u, summed into the parent (same frame).
+  // Body i's world velocity is no longer needed by any child: store it in its own frame.
   for (Index i = nb - 1; i >= 0; --i) {
     const int iv = model.idx_v[i], ni = model.nv_joint[i];
     const Index p = model.parents[i];
+    data.v[i] = data.oMi[i].act_inv(data.v[i]);
     Matrix6& IA = data.IA[i];
     const Vector6 pA = data.pA[i].vector();
     if (ni == 1) {
-      const auto s = model.S.col(iv);
+      const auto s = J.col(iv);
       const Vector6 U = IA * s;
       const double Dinv = 1.0 / (s.dot(U) + model.armature[iv]);
+      const double u = tau[iv] - s.dot(pA);
       data.U.col(iv) = U;
       data.Dinv[i](0, 0) = Dinv;
-      data.u[iv] = tau[iv] - s.dot(pA);
+      data.u[iv] = u;
       if (p != kWorld) {
-        const Matrix6 Ia = IA - Dinv * U * U.transpose();
-        const Vector6 pa = pA + Ia * data.a_gf[i].vector() + U * (Dinv * data.u[iv]);
-        data.IA[p] += transform_inertia_matrix(data.liMi[i], Ia);
-        data.pA[p] += data.liMi[i].act(Force::from(pa));
+        const Vector6 UD = U * Dinv;
+        IA.noalias() -= UD * U.transpose();
+        data.IA[p] += IA;
+        const Vector6 pa = pA + IA * data.a_gf[i].vector() + UD * u;
+        data.pA[p].f += pa.head<3>();
+        data.pA[p].n += pa.tail<3>();
       }
     } else {
-      const auto S = model.S.middleCols(iv, ni);
+      using MatrixN = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>;
+      const auto S = J.middleCols(iv, ni);
       const Matrix6X U = IA * S;
-      Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6> D = S.transpose() * U;
-      D.diagonal() += model.armature.segment(iv, ni);
-      const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6> Dinv =
-          D.llt().solve(Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>::Identity(ni, ni));
+      Matrix6 D;
+      D.topLeftCorner(ni, ni) = S.transpose() * U;
+      D.diagonal().head(ni) += model.armature.segment(iv, ni);
+      spd_inverse(D, ni, data.Dinv[i]);
+      const MatrixN Dinv = data.Dinv[i].topLeftCorner(ni, ni);
       data.U.middleCols(iv, ni) = U;
-      data.Dinv[i].topLeftCorner(ni, ni) = Dinv;
       data.u.segment(iv, ni) = tau.segment(iv, ni) - S.transpose() * pA;
       if (p != kWorld) {
-        const Matrix6 Ia = IA - U * Dinv * U.transpose();
-        const Vector6 pa = pA + Ia * data.a_gf[i].vector() + U * (Dinv * data.u.segment(iv, ni));
-        data.IA[p] += transform_inertia_matrix(data.liMi[i], Ia);
-        data.pA[p] += data.liMi[i].act(Force::from(pa));
+        const Matrix6X UD = U * Dinv;
+        IA.noalias() -= UD * U.transpose();
+        data.IA[p] += IA;
+        const Vector6 pa = pA + IA * data.a_gf[i].vector() + UD * data.u.segment(iv, ni);
+        data.pA[p].f += pa.head<3>();
+        data.pA[p].n += pa.tail<3>();
       }
     }
   }
-  // Pass 3 (root to leaves): a_i = ⁱX_λ a_λ + c_i (a_root's parent = −g),
-  // q̈_i = D_i⁻¹ (u_i − U_iᵀ a_i), a_i += S_i q̈_i.
+  // Pass 3 (root to leaves): a_i = a_λ + c_i (a_root's parent = −g, gravity as a fictitious
+  // base acceleration), q̈_i = D_i⁻¹ (u_i − U_iᵀ a_i), a_i += J_i q̈_i.
   const Motion a0 = -model.gravity;
   for (Index i = 0; i < nb; ++i) {
     const int iv = model.idx_v[i], ni = model.nv_joint[i];
     const Index p = model.parents[i];
     Motion& a = data.a_gf[i];
-    a += p == kWorld ? data.liMi[i].act_inv(a0) : data.liMi[i].act_inv(data.a_gf[p]);
+    a += p == kWorld ? a0 : data.a_gf[p];
     const Vector6 av = a.vector();
     if (ni == 1) {
-      data.ddq[iv] = data.Dinv[i](0, 0) * (data.u[iv] - data.U.col(iv).dot(av));
-      a += Motion::from(model.S.col(iv) * data.ddq[iv]);
+      const auto s = J.col(iv);
+      const double ddq = data.Dinv[i](0, 0) * (data.u[iv] - data.U.col(iv).dot(av));
+      data.ddq[iv] = ddq;
+      a.v += s.head<3>() * ddq;
+      a.w += s.tail<3>() * ddq;
     } else {
       data.ddq.segment(iv, ni) = data.Dinv[i].topLeftCorner(ni, ni) *
                                  (data.u.segment(iv, ni) - data.U.middleCols(iv, ni).transpose() * av);
-      a += Motion::from(model.S.middleCols(iv, ni) * data.ddq.segment(iv, ni));
+      a += Motion::from(J.middleCols(iv, ni) * data.ddq.segment(iv, ni));
     }
   }
+  // Accelerations back to body frames (a child needed its parent's world value above).
+  for (Index i = 0; i < nb; ++i) data.a_gf[i] = data.oMi[i].act_inv(data.a_gf[i]);
   return data.ddq;
 }
 

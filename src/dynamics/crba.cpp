@@ -4,40 +4,55 @@
 #include <string>
 
 #include "articula/common/check.hpp"
-#include "articula/dynamics/kinematics.hpp"
+#include "articula/dynamics/joint_motion.hpp"
 
 namespace articula {
 
-const MatrixX& crba(const Model& model, Data& data, VectorRef q) {
-  forward_kinematics(model, data, q);
+// CRBA (RBDA §6.2, Table 6.2) in world coordinates, as in Pinocchio (Carpentier & Mansard,
+// RSS 2018; RBDA §6.2 notes any coordinate system may be used): with the composite inertias
+// ⁰Iᶜ_i and the joint columns J_i = ⁰X_i S_i both at the world origin,
+// H_ji = J_jᵀ ⁰Iᶜ_i J_i for every ancestor j of i, with no transform along the path.
+ARTICULA_FLATTEN const MatrixX& crba(const Model& model, Data& data, VectorRef q) {
+  ARTICULA_CHECK_SIZE(q, model.nq);
   const int nb = model.njoints;
-  // Composite inertias, leaves to root: Iᶜ_λ += λX_i* Iᶜ_i ⁱX_λ.
-  for (Index i = 0; i < nb; ++i) data.Ycrb[i] = model.inertias[i];
-  for (Index i = nb - 1; i >= 0; --i) {
-    const Index p = model.parents[i];
-    if (p != kWorld) data.Ycrb[p] += data.Ycrb[i].transformed(data.liMi[i]);
-  }
-  // For each joint: F = Iᶜ_i S_i, then walk to the root: H_ji = S_jᵀ F, F = λX_j* F.
+  MatrixX& J = data.J;
+  MatrixX& M = data.M;
+  // Pass 1 (root to leaves): placements, world columns J_i, world inertias ⁰I_i.
   for (Index i = 0; i < nb; ++i) {
+    Transform& X = data.liMi[i];
+    joint_placement(model, i, q.data() + model.idx_q[i], X);
+    const Index p = model.parents[i];
+    Transform& oM = data.oMi[i];
+    if (p == kWorld)
+      oM = X;
+    else
+      oM = data.oMi[p] * X;
+    joint_world_subspace(model, i, oM, J);
+    data.Ycrb[i] = model.inertias[i].transformed(oM);
+  }
+  // Pass 2 (leaves to root): when i is reached, ⁰Iᶜ_i holds its whole subtree.
+  // F = ⁰Iᶜ_i J_i,k; H_kk = J_kᵀ F + armature_k; H_jk = H_kj = J_jᵀ F for the ancestor dofs j of k
+  // (model.dof_parent chain, which also visits the earlier dofs of a multi-dof joint).
+  const auto& lambda = model.dof_parent;
+  for (Index i = nb - 1; i >= 0; --i) {
     const int iv = model.idx_v[i], ni = model.nv_joint[i];
-    for (int c = 0; c < ni; ++c) {
-      Force F = data.Ycrb[i] * Motion::from(model.S.col(iv + c));
-      for (int r = 0; r < ni; ++r) data.M(iv + r, iv + c) = model.S.col(iv + r).dot(F.vector());
-      Index j = i;
-      while (model.parents[j] != kWorld) {
-        F = data.liMi[j].act(F);
-        j = model.parents[j];
-        const int jv = model.idx_v[j];
-        for (int r = 0; r < model.nv_joint[j]; ++r) {
-          const double Hji = model.S.col(jv + r).dot(F.vector());
-          data.M(jv + r, iv + c) = Hji;
-          data.M(iv + c, jv + r) = Hji;
-        }
+    const Inertia& Ic = data.Ycrb[i];
+    for (int k = iv; k < iv + ni; ++k) {
+      const auto s = J.col(k);
+      const Motion sk{s.head<3>(), s.tail<3>()};
+      const Force F = Ic * sk;
+      M(k, k) = sk.dot(F) + model.armature[k];
+      for (int j = lambda[k]; j >= 0; j = lambda[j]) {
+        const auto sj = J.col(j);
+        const double Hjk = sj.head<3>().dot(F.f) + sj.tail<3>().dot(F.n);
+        M(j, k) = Hjk;
+        M(k, j) = Hjk;
       }
     }
+    const Index p = model.parents[i];
+    if (p != kWorld) data.Ycrb[p] += Ic;
   }
-  data.M.diagonal() += model.armature;
-  return data.M;
+  return M;
 }
 
 void factorize_mass_matrix(const Model& model, Data& data) {
@@ -83,7 +98,7 @@ void solve_mass(const Model& model, const Data& data, Eigen::Ref<VectorX> x) {
     for (int j = lambda[i]; j >= 0; j = lambda[j]) x[i] -= H(i, j) * x[j];
 }
 
-void solve_mass(const Model& model, const Data& data, Eigen::Ref<MatrixX> X) {
+void solve_mass_columns(const Model& model, const Data& data, Eigen::Ref<MatrixX> X) {
   ARTICULA_CHECK(X.rows() == model.nv, "X has " << X.rows() << " rows, expected " << model.nv);
   solve_mass_lt(model, data, X);
   X = data.Dinv_fact.asDiagonal() * X;

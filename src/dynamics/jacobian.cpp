@@ -6,11 +6,15 @@ namespace articula {
 
 const MatrixX& compute_joint_jacobians(const Model& model, Data& data, VectorRef q) {
   forward_kinematics(model, data, q);
+  update_joint_jacobians(model, data);
+  return data.J;
+}
+
+void update_joint_jacobians(const Model& model, Data& data) {
   for (Index i = 0; i < model.njoints; ++i) {
     const int iv = model.idx_v[i], ni = model.nv_joint[i];
     data.oMi[i].act_motions(model.S.middleCols(iv, ni), data.J.middleCols(iv, ni));
   }
-  return data.J;
 }
 
 void frame_jacobian(const Model& model, const Data& data, Index frame, ReferenceFrame ref, Eigen::Ref<MatrixX> J) {

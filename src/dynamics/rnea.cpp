@@ -7,69 +7,118 @@
 namespace articula {
 namespace {
 
-// RNEA with gravity as a fictitious base acceleration a_0 = −g (RBDA §5.3).
-// with_velocity = false drops every velocity product (for M v and g).
-void rnea_passes(const Model& model, Data& data, VectorRef q, VectorRef v, VectorRef a, bool with_velocity,
-                 bool with_gravity, std::span<const Force> f_ext, Eigen::Ref<VectorX> tau) {
+// RNEA with gravity as a fictitious base acceleration a_0 = −g (RBDA §5.3, Table 5.1), in
+// body coordinates. with_velocity = false drops every velocity product (for M v and g).
+// Joints about ±e_k (model.axis_index) take a sparse path: S q̇ has one non-zero entry σ q̇
+// in row k of the angular (revolute) or linear (prismatic) half, v × S q̇ is a swap of two
+// components (RBDA eq. 2.31), and S_iᵀ f picks one component of f.
+template <bool with_velocity>
+ARTICULA_FLATTEN void rnea_passes(const Model& model, Data& data, VectorRef q, VectorRef v, VectorRef a, bool with_gravity,
+                 std::span<const Force> f_ext, Eigen::Ref<VectorX> tau) {
   ARTICULA_CHECK_SIZE(q, model.nq);
   ARTICULA_CHECK_SIZE(v, model.nv);
   ARTICULA_CHECK_SIZE(a, model.nv);
   ARTICULA_CHECK(f_ext.empty() || f_ext.size() == static_cast<std::size_t>(model.njoints),
                  "f_ext has " << f_ext.size() << " forces, expected 0 or " << model.njoints);
   const Motion a0 = with_gravity ? -model.gravity : Motion::Zero();
+  const int nb = model.njoints;
   // Pass 1 (root to leaves): v_i = ⁱX_λ v_λ + S q̇, a_i = ⁱX_λ a_λ + S q̈ + v_i × S q̇,
   // f_i = I_i a_i + v_i ×* I_i v_i − f_ext,i.
-  for (Index i = 0; i < model.njoints; ++i) {
-    const Transform& X = data.liMi[i] =
-        model.joint_placements[i] * joint_transform(model.joint_types[i], model.axes[i], q.data() + model.idx_q[i]);
+  for (Index i = 0; i < nb; ++i) {
+    Transform& X = data.liMi[i];
+    joint_placement(model, i, q.data() + model.idx_q[i], X);
     const Index p = model.parents[i];
-    data.oMi[i] = p == kWorld ? X : data.oMi[p] * X;
+    if (p == kWorld)
+      data.oMi[i] = X;
+    else
+      data.oMi[i] = data.oMi[p] * X;
     const Inertia& I = model.inertias[i];
-    Motion aJ = joint_motion(model, i, a);
+    Motion& vi = data.v[i];
+    Motion& ai = data.a_gf[i];
     if (with_velocity) {
-      const Motion vJ = joint_motion(model, i, v);
-      data.v[i] = p == kWorld ? vJ : X.act_inv(data.v[p]) + vJ;
-      aJ += data.v[i].cross(vJ);
-      data.a_gf[i] = (p == kWorld ? X.act_inv(a0) : X.act_inv(data.a_gf[p])) + aJ;
-      data.f[i] = I * data.a_gf[i] + data.v[i].cross(I * data.v[i]);
-    } else {
-      data.a_gf[i] = (p == kWorld ? X.act_inv(a0) : X.act_inv(data.a_gf[p])) + aJ;
-      data.f[i] = I * data.a_gf[i];
+      if (p == kWorld)
+        vi = Motion::Zero();
+      else
+        vi = X.act_inv(data.v[p]);
     }
-    if (!f_ext.empty()) data.f[i] -= f_ext[i];
+    ai = X.act_inv(p == kWorld ? a0 : data.a_gf[p]);
+    const int k = joint_axis_index(model, i);
+    const int iv = model.idx_v[i];
+    if (k >= 0) {
+      const double sign = model.axes[i][k];
+      const double wq = sign * v[iv];
+      const int c1 = k == 2 ? 0 : k + 1, c2 = k == 0 ? 2 : k - 1;  // (k+1) mod 3, (k+2) mod 3
+      if (is_revolute(model.joint_types[i])) {
+        ai.w[k] += sign * a[iv];
+        if (with_velocity) {
+          vi.w[k] += wq;
+          // v_i × [0; wq e_k] = [v × wq e_k; w × wq e_k], x × e_k = (x₂, −x₁) on (c1, c2).
+          ai.v[c1] += vi.v[c2] * wq;
+          ai.v[c2] -= vi.v[c1] * wq;
+          ai.w[c1] += vi.w[c2] * wq;
+          ai.w[c2] -= vi.w[c1] * wq;
+        }
+      } else {
+        ai.v[k] += sign * a[iv];
+        if (with_velocity) {
+          vi.v[k] += wq;
+          // v_i × [wq e_k; 0] = [w × wq e_k; 0].
+          ai.v[c1] += vi.w[c2] * wq;
+          ai.v[c2] -= vi.w[c1] * wq;
+        }
+      }
+    } else {
+      ai += joint_motion(model, i, a);
+      if (with_velocity) {
+        const Motion vJ = joint_motion(model, i, v);
+        vi += vJ;
+        ai += vi.cross(vJ);
+      }
+    }
+    Force& fi = data.f[i];
+    fi = I * ai;
+    if (with_velocity) fi += vi.cross(I * vi);
+    if (!f_ext.empty()) fi -= f_ext[i];
   }
   // Pass 2 (leaves to root): τ_i = S_iᵀ f_i, f_λ += λX_i* f_i.
-  for (Index i = model.njoints - 1; i >= 0; --i) {
-    joint_project(model, i, data.f[i], tau);
+  for (Index i = nb - 1; i >= 0; --i) {
+    const Force& fi = data.f[i];
+    const int k = joint_axis_index(model, i);
+    if (k >= 0) {
+      const int iv = model.idx_v[i];
+      tau[iv] = model.axes[i][k] * (is_revolute(model.joint_types[i]) ? fi.n[k] : fi.f[k]);
+    } else {
+      joint_project(model, i, fi, tau);
+    }
     const Index p = model.parents[i];
-    if (p != kWorld) data.f[p] += data.liMi[i].act(data.f[i]);
+    if (p != kWorld) data.f[p] += data.liMi[i].act(fi);
   }
-  tau.array() += model.armature.array() * a.array();
+  tau += model.armature.cwiseProduct(a);
 }
 
 }  // namespace
 
 const VectorX& rnea(const Model& model, Data& data, VectorRef q, VectorRef v, VectorRef a,
                     std::span<const Force> f_ext) {
-  rnea_passes(model, data, q, v, a, true, true, f_ext, data.tau);
+  rnea_passes<true>(model, data, q, v, a, true, f_ext, data.tau);
   return data.tau;
 }
 
 const VectorX& nonlinear_effects(const Model& model, Data& data, VectorRef q, VectorRef v) {
   data.tmp_nv.setZero();
-  rnea_passes(model, data, q, v, data.tmp_nv, true, true, {}, data.h);
+  rnea_passes<true>(model, data, q, v, data.tmp_nv, true, {}, data.h);
   return data.h;
 }
 
 const VectorX& generalized_gravity(const Model& model, Data& data, VectorRef q) {
   data.tmp_nv.setZero();
-  rnea_passes(model, data, q, data.tmp_nv, data.tmp_nv, false, true, {}, data.g);
+  rnea_passes<false>(model, data, q, data.tmp_nv, data.tmp_nv, true, {}, data.g);
   return data.g;
 }
 
 const VectorX& generalized_momentum(const Model& model, Data& data, VectorRef q, VectorRef v) {
   // M v = rnea(q, 0, v) without gravity: v plays the role of the acceleration.
-  rnea_passes(model, data, q, v, v, false, false, {}, data.momentum);
+  rnea_passes<false>(model, data, q, v, v, false, {}, data.momentum);
   return data.momentum;
 }
 

@@ -35,6 +35,13 @@ VectorX difference(const Model& model, VectorRef q0, VectorRef q1) {
   return v;
 }
 
+void dexp_inv(const Model& model, VectorRef theta, VectorRef xi, Eigen::Ref<VectorX> out) {
+  for (Index i = 0; i < model.njoints; ++i) {
+    const int iv = model.idx_v[i];
+    joint_dexp_inv(model.joint_types[i], theta.data() + iv, xi.data() + iv, out.data() + iv);
+  }
+}
+
 void normalize(const Model& model, Eigen::Ref<VectorX> q) {
   ARTICULA_CHECK_SIZE(q, model.nq);
   for (Index i = 0; i < model.njoints; ++i) joint_normalize(model.joint_types[i], q.data() + model.idx_q[i]);

@@ -21,7 +21,10 @@ void rodrigues_coefficients(double t, double& a, double& b, double& c) {
     c = 1.0 / 6.0 - t2 / 120.0;
   } else {
     a = std::sin(t) / t;
-    b = (1.0 - std::cos(t)) / t2;
+    // b by the half-angle form 1 − cos θ = 2 sin²(θ/2): (1 − cos θ) / θ² loses digits as
+    // ε / θ² for small θ (2e-8 relative at θ = 1e-4).
+    const double sh = std::sin(0.5 * t) / (0.5 * t);
+    b = 0.5 * sh * sh;
     c = (t - std::sin(t)) / (t2 * t);
   }
 }
@@ -89,12 +92,16 @@ Matrix3 exp3(const Vector3& w) {
 }
 
 Vector3 log3(const Matrix3& R) {
-  // θ from the trace; the axis from the skew part, or from the symmetric part near θ = π.
+  // θ = atan2(sin θ, cos θ) with 2 sin θ = ‖s‖ (s = the skew part of R) and 2 cos θ = tr R − 1:
+  // accurate to round-off at every angle. (acos of the trace alone loses half the digits near
+  // 0 and π: at θ = π − 1e-3 the result was off by 1e-9, at θ = π by 1.5e-8.)
+  // The axis comes from the skew part, or from the symmetric part near θ = π.
   const double cos_t = std::clamp((R.trace() - 1.0) / 2.0, -1.0, 1.0);
-  const double t = std::acos(cos_t);
   const Vector3 s(R(2, 1) - R(1, 2), R(0, 2) - R(2, 0), R(1, 0) - R(0, 1));
+  const double sin_t = 0.5 * s.norm();
+  const double t = std::atan2(sin_t, cos_t);
   if (t < 1e-4) return 0.5 * (1.0 + t * t / 6.0) * s;
-  if (M_PI - t > 1e-4) return t / (2.0 * std::sin(t)) * s;
+  if (M_PI - t > 1e-4) return t / (2.0 * sin_t) * s;
   // Near π: R ≈ 2 n nᵀ − 1; take the largest diagonal entry for n, sign from s.
   Eigen::Index k;
   R.diagonal().maxCoeff(&k);
@@ -121,13 +128,15 @@ Motion log6(const Transform& X) {
   const double t = w.norm();
   const Matrix3 W = skew(w);
   // V⁻¹ = 1 − ½Ŵ + (1/θ²)(1 − a/(2b)) Ŵ², series (1/12 + θ²/720) for small θ.
+  // a/(2b) = (θ/2) cot(θ/2), evaluated in that form: forming a/(2b) from the coefficients
+  // made 1 − a/(2b) lose all its digits just above the series threshold (log6(exp6(ξ)) was
+  // off by 1e-8 at θ = 1.01e-4).
   double k;
   if (t < 1e-4) {
     k = 1.0 / 12.0 + t * t / 720.0;
   } else {
-    double a, b, c;
-    rodrigues_coefficients(t, a, b, c);
-    k = (1.0 - a / (2.0 * b)) / (t * t);
+    const double half = 0.5 * t;
+    k = (1.0 - half * std::cos(half) / std::sin(half)) / (t * t);
   }
   const Matrix3 Vinv = Matrix3::Identity() - 0.5 * W + k * W * W;
   return {Vinv * X.p, w};
@@ -222,6 +231,27 @@ void joint_neutral(JointType type, double* q) {
       q[6] = 1.0;
       break;
     default: q[0] = 0.0;
+  }
+}
+
+void joint_dexp_inv(JointType type, const double* theta, const double* xi, double* out) {
+  switch (type) {
+    case JointType::Spherical: {
+      const Eigen::Map<const Vector3> t(theta), x(xi);
+      const Vector3 b1 = t.cross(x);
+      Eigen::Map<Vector3> o(out);
+      o = x + 0.5 * b1 + t.cross(b1) / 12.0;
+      break;
+    }
+    case JointType::FreeFlyer: {
+      const Motion t = Motion::from(Eigen::Map<const Vector6>(theta));
+      const Motion x = Motion::from(Eigen::Map<const Vector6>(xi));
+      const Motion b1 = t.cross(x);
+      Eigen::Map<Vector6> o(out);
+      o = (x + b1 * 0.5 + t.cross(b1) * (1.0 / 12.0)).vector();
+      break;
+    }
+    default: out[0] = xi[0];
   }
 }
 

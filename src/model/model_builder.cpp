@@ -1,6 +1,7 @@
 #include "articula/model/model_builder.hpp"
 
 #include <Eigen/Eigenvalues>
+#include <cmath>
 #include <functional>
 #include <stdexcept>
 
@@ -42,8 +43,12 @@ ModelBuilder& ModelBuilder::add_body(const std::string& body_name, const std::st
                                      const Vector3& axis, const Inertia& inertia, const JointLimits& limits) {
   if (body_name.empty()) throw std::invalid_argument("ModelBuilder::add_body: empty body name");
   if (name_taken(body_name)) throw std::invalid_argument("ModelBuilder::add_body: duplicate name '" + body_name + "'");
+  // Joint names are unique across moving joints and the fixed joints of fixed links.
   for (const auto& b : bodies_)
     if (b.joint == joint_name)
+      throw std::invalid_argument("ModelBuilder::add_body: duplicate joint name '" + joint_name + "'");
+  for (const auto& f : frames_)
+    if (f.type == FrameType::FixedLink && !f.joint.empty() && f.joint == joint_name)
       throw std::invalid_argument("ModelBuilder::add_body: duplicate joint name '" + joint_name + "'");
   if (!parent.empty() && !name_taken(parent))
     throw std::invalid_argument("ModelBuilder::add_body: body '" + body_name + "' has unknown parent '" + parent + "'");
@@ -71,6 +76,15 @@ ModelBuilder& ModelBuilder::add_fixed_link(const std::string& link_name, const s
                                            const std::string& joint_name, const Transform& placement,
                                            const Inertia& inertia) {
   if (name_taken(link_name)) throw std::invalid_argument("ModelBuilder::add_fixed_link: duplicate name '" + link_name + "'");
+  // A named fixed joint must not reuse a joint name (an unnamed one, e.g. a welded root, may repeat).
+  if (!joint_name.empty()) {
+    for (const auto& b : bodies_)
+      if (b.joint == joint_name)
+        throw std::invalid_argument("ModelBuilder::add_fixed_link: duplicate joint name '" + joint_name + "'");
+    for (const auto& f : frames_)
+      if (f.type == FrameType::FixedLink && f.joint == joint_name)
+        throw std::invalid_argument("ModelBuilder::add_fixed_link: duplicate joint name '" + joint_name + "'");
+  }
   if (!parent.empty() && !name_taken(parent))
     throw std::invalid_argument("ModelBuilder::add_fixed_link: link '" + link_name + "' has unknown parent '" + parent + "'");
   const std::string problem = inertia_problem(inertia);
@@ -139,6 +153,11 @@ Model ModelBuilder::build() const {
     m.parents.push_back(parent);
     m.joint_placements.push_back(X_parent * b.placement);
     m.axes.push_back(b.axis);
+    int k = -1;
+    if (b.type == JointType::Revolute || b.type == JointType::Continuous || b.type == JointType::Prismatic)
+      for (int c = 0; c < 3; ++c)
+        if (std::abs(b.axis[c]) == 1.0 && b.axis[(c + 1) % 3] == 0.0 && b.axis[(c + 2) % 3] == 0.0) k = c;
+    m.axis_index.push_back(k);
     m.inertias.push_back(b.inertia);
     m.idx_q.push_back(m.nq);
     m.idx_v.push_back(m.nv);

@@ -5,7 +5,9 @@
 namespace articula {
 
 /// M(q) by the composite-rigid-body algorithm (RBDA §6.2, Table 6.2), armature on
-/// the diagonal; both triangles of data.M are filled. Also data.liMi, data.oMi, data.Ycrb.
+/// the diagonal; both triangles of data.M are filled. Also data.liMi, data.oMi, data.Ycrb
+/// (composite inertias in world coordinates, about the world origin) and data.J (the joint
+/// Jacobian columns ⁰X_i S_i, as compute_joint_jacobians(q)).
 /// Cost O(n d), d the depth of the tree; no allocation.
 const MatrixX& crba(const Model& model, Data& data, VectorRef q);
 
@@ -17,7 +19,7 @@ void factorize_mass_matrix(const Model& model, Data& data);
 /// x ← M⁻¹ x with the factors of factorize_mass_matrix() (RBDA Table 6.4). Cost O(n d).
 void solve_mass(const Model& model, const Data& data, Eigen::Ref<VectorX> x);
 /// X ← M⁻¹ X column by column.
-void solve_mass(const Model& model, const Data& data, Eigen::Ref<MatrixX> X);
+void solve_mass_columns(const Model& model, const Data& data, Eigen::Ref<MatrixX> X);
 /// X ← L⁻ᵀ X (first half of the solve); with D⁻¹ and L⁻¹ it completes M⁻¹ = L⁻¹ D⁻¹ L⁻ᵀ.
 /// Used for the Schur complement J M⁻¹ Jᵀ = (L⁻ᵀ Jᵀ)ᵀ D⁻¹ (L⁻ᵀ Jᵀ).
 void solve_mass_lt(const Model& model, const Data& data, Eigen::Ref<MatrixX> X);

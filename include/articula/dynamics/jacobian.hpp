@@ -17,3 +17,9 @@ void frame_jacobian(const Model& model, const Data& data, Index frame, Reference
 MatrixX frame_jacobian(const Model& model, Data& data, VectorRef q, Index frame, ReferenceFrame ref);
 
 }  // namespace articula
+
+namespace articula {
+/// data.J from the placements already in data.oMi (after forward_kinematics), without
+/// recomputing them. Cost O(n).
+void update_joint_jacobians(const Model& model, Data& data);
+}  // namespace articula

@@ -1,13 +1,86 @@
 #pragma once
-/// Products with a joint's motion subspace S_i (model.S columns), shared by the recursions.
+/// Products with a joint's motion subspace S_i (model.S columns), and the joint
+/// placements, shared by the recursions. The fast paths for joints whose axis is
+/// ±e_k (model.axis_index) live here, inline, so that the hot loops of
+/// rnea()/crba()/aba() do not call out; every other joint goes through the
+/// per-joint functions of model/joint.hpp.
+#include <cmath>
+
 #include "articula/model/model.hpp"
 
 namespace articula {
 
-/// S_i x_i: the joint's spatial motion for the joint's slice of a velocity-like vector x (size nv).
+/// k when joint i is revolute/continuous/prismatic about ±e_k, −1 otherwise (or if unknown).
+ARTICULA_ALWAYS_INLINE int joint_axis_index(const Model& model, Index i) {
+  return static_cast<std::size_t>(i) < model.axis_index.size() ? model.axis_index[i] : -1;
+}
 
+ARTICULA_ALWAYS_INLINE bool is_revolute(JointType t) {
+  return t == JointType::Revolute || t == JointType::Continuous;
+}
+
+/// sin and cos of one angle in one call where the C library has sincos.
+ARTICULA_ALWAYS_INLINE void sin_cos(double x, double& s, double& c) {
+#if defined(__GLIBC__)
+  ::sincos(x, &s, &c);
+#else
+  s = std::sin(x);
+  c = std::cos(x);
+#endif
+}
+
+/// liMi = X_T,i X_J,i(q_i): the joint placement times the joint transform (RBDA §4.2, eq. 4.3).
+/// Revolute about ±e_k: X_J is the rotation by ±θ about e_k (RBDA Table 2.2, rx/ry/rz), so
+/// R = R_T R_J only mixes two columns of R_T by cos θ / sin θ; prismatic along ±e_k only moves p.
+ARTICULA_ALWAYS_INLINE void joint_placement(const Model& model, Index i, const double* q, Transform& out) {
+  const Transform& P = model.joint_placements[i];
+  const JointType t = model.joint_types[i];
+  const int k = joint_axis_index(model, i);
+  if (k >= 0) {
+    const double sign = model.axes[i][k];
+    if (t == JointType::Prismatic) {
+      out.R = P.R;
+      out.p = P.p + P.R.col(k) * (sign * q[0]);
+      return;
+    }
+    double s, c;
+    sin_cos(q[0], s, c);
+    s *= sign;
+    const int a = k == 2 ? 0 : k + 1, b = k == 0 ? 2 : k - 1;  // (k+1) mod 3, (k+2) mod 3
+    out.R.col(a) = c * P.R.col(a) + s * P.R.col(b);
+    out.R.col(b) = c * P.R.col(b) - s * P.R.col(a);
+    out.R.col(k) = P.R.col(k);
+    out.p = P.p;
+    return;
+  }
+  out = P * joint_transform(t, model.axes[i], q);
+}
+
+/// World-frame motion subspace columns J_i = ⁰X_i S_i (the joint's columns of the joint
+/// Jacobian, as update_joint_jacobians()), written into J.middleCols(idx_v[i], nv_i).
+/// Revolute: [p × R a; R a]; prismatic: [R a; 0] (RBDA eq. 2.24 applied to S).
+ARTICULA_ALWAYS_INLINE void joint_world_subspace(const Model& model, Index i, const Transform& oMi, MatrixX& J) {
+  const int iv = model.idx_v[i];
+  const JointType t = model.joint_types[i];
+  if (model.nv_joint[i] == 1) {
+    const int k = joint_axis_index(model, i);
+    const Vector3 a = k >= 0 ? Vector3(oMi.R.col(k) * model.axes[i][k]) : Vector3(oMi.R * model.axes[i]);
+    auto col = J.col(iv);
+    if (t == JointType::Prismatic) {
+      col.head<3>() = a;
+      col.tail<3>().setZero();
+    } else {
+      col.head<3>() = oMi.p.cross(a);
+      col.tail<3>() = a;
+    }
+    return;
+  }
+  oMi.act_motions(model.S.middleCols(iv, model.nv_joint[i]), J.middleCols(iv, model.nv_joint[i]));
+}
+
+/// S_i x_i: the joint's spatial motion for the joint's slice of a velocity-like vector x (size nv).
 template <typename Vec>
-inline Motion joint_motion(const Model& model, Index i, const Vec& x) {
+ARTICULA_ALWAYS_INLINE Motion joint_motion(const Model& model, Index i, const Vec& x) {
   const int iv = model.idx_v[i];
   const int n = model.nv_joint[i];
   if (n == 1) return Motion::from(model.S.col(iv) * x[iv]);
@@ -16,7 +89,7 @@ inline Motion joint_motion(const Model& model, Index i, const Vec& x) {
 
 /// S_iᵀ f written into out[idx_v(i) ...].
 template <typename Vec>
-inline void joint_project(const Model& model, Index i, const Force& f, Vec&& out) {
+ARTICULA_ALWAYS_INLINE void joint_project(const Model& model, Index i, const Force& f, Vec&& out) {
   const int iv = model.idx_v[i];
   const int n = model.nv_joint[i];
   const Vector6 fv = f.vector();

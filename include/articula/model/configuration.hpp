@@ -15,6 +15,9 @@ VectorX integrate(const Model& model, VectorRef q, VectorRef v, double dt);
 void integrate(const Model& model, VectorRef q, VectorRef v, double dt, Eigen::Ref<VectorX> q_out);
 /// v such that integrate(q0, v, 1) = q1 (logarithm map).
 VectorX difference(const Model& model, VectorRef q0, VectorRef q1);
+/// Joint-wise dexp⁻¹ correction (see joint_dexp_inv): the rate of the local coordinate θ
+/// (q(t) = q₀ ⊕ θ(t)) for a body velocity ξ. No allocation.
+void dexp_inv(const Model& model, VectorRef theta, VectorRef xi, Eigen::Ref<VectorX> out);
 /// Rescales quaternions to unit norm. Throws std::invalid_argument for a zero or non-finite quaternion.
 void normalize(const Model& model, Eigen::Ref<VectorX> q);
 /// Random q within the position limits (±π / ±1 where a limit is infinite), uniform rotations.

@@ -33,6 +33,11 @@ void joint_integrate(JointType type, const double* q, const double* v, double dt
 /// v_out such that q1 = q0 ⊕ v_out (logarithm map).
 void joint_difference(JointType type, const double* q0, const double* q1, double* v_out);
 void joint_neutral(JointType type, double* q);
+/// out = dexp⁻¹ correction of a body velocity ξ at the local coordinate θ (q ⊕ θ), to third
+/// order: θ̇ = ξ + ½[θ, ξ] + 1/12 [θ, [θ, ξ]] (Iserles, Munthe-Kaas, Nørsett & Zanna,
+/// "Lie-group methods", Acta Numerica 2000, §3.1). The bracket is the motion cross product on
+/// se(3), the cross product on so(3), zero for scalar joints (out = ξ).
+void joint_dexp_inv(JointType type, const double* theta, const double* xi, double* out);
 /// Rescales quaternion parts to unit norm; throws if a quaternion is zero or not finite.
 void joint_normalize(JointType type, double* q);
 /// Uniform sample within [lower, upper] per coordinate for scalar joints and

@@ -23,20 +23,37 @@ struct Inertia {
   Inertia operator+(const Inertia& o) const { return {m + o.m, h + o.h, Io + o.Io}; }
   Inertia& operator+=(const Inertia& o) { m += o.m; h += o.h; Io += o.Io; return *this; }
 
-  /// The inertia expressed in A coordinates, given X_AB (this in B coordinates).
+  /// The inertia expressed in A coordinates, given X_AB (this in B coordinates)
+  /// (RBDA eq. 2.66 with the skew products expanded). With r = R h and h' = r + m p:
+  /// I_o' = R I_o Rᵀ − p̂ r̂ − ĥ' p̂ = R I_o Rᵀ + 2 (p·g) 1 − (g pᵀ + p gᵀ), g = r + ½ m p,
+  /// using â b̂ = b aᵀ − (a·b) 1; both terms are symmetric, so only six entries are computed.
   Inertia transformed(const Transform& X) const {
-    const Vector3 Rh = X.R * h;
-    const Vector3 h2 = Rh + m * X.p;
-    const Matrix3 P = skew(X.p);
-    return {m, h2, X.R * Io * X.R.transpose() - P * skew(Rh) - skew(h2) * P};
+    const Vector3 r = X.R * h;
+    const Vector3 g = r + (0.5 * m) * X.p;
+    const Matrix3 T = X.R * Io;
+    const double tr = 2.0 * X.p.dot(g);
+    Inertia out;
+    out.m = m;
+    out.h = r + m * X.p;
+    for (int c = 0; c < 3; ++c)
+      for (int r2 = c; r2 < 3; ++r2) {
+        const double v = T.row(r2).dot(X.R.row(c)) - g[r2] * X.p[c] - X.p[r2] * g[c] + (r2 == c ? tr : 0.0);
+        out.Io(r2, c) = v;
+        out.Io(c, r2) = v;
+      }
+    return out;
   }
   /// ½ vᵀ I v.
   double kinetic_energy(const Motion& x) const { return 0.5 * x.dot((*this) * x); }
   /// 6 × 6 matrix in [linear; angular] order: [[m 1, −ĥ]; [ĥ, I_o]].
   Matrix6 matrix() const {
     Matrix6 M;
-    const Matrix3 H = skew(h);
-    M << m * Matrix3::Identity(), -H, H, Io;
+    M.topLeftCorner<3, 3>() = m * Matrix3::Identity();
+    M(0, 3) = 0.0; M(0, 4) = h.z(); M(0, 5) = -h.y();
+    M(1, 3) = -h.z(); M(1, 4) = 0.0; M(1, 5) = h.x();
+    M(2, 3) = h.y(); M(2, 4) = -h.x(); M(2, 5) = 0.0;
+    M.bottomLeftCorner<3, 3>() = M.topRightCorner<3, 3>().transpose();
+    M.bottomRightCorner<3, 3>() = Io;
     return M;
   }
 };

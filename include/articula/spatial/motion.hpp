@@ -3,6 +3,16 @@
 /// Plücker vectors with the two halves swapped; RBDA §2.2–2.9).
 #include "articula/common/types.hpp"
 
+// The recursions call these small routines in their hot loops; g++ otherwise leaves some
+// un-inlined in large functions. ARTICULA_FLATTEN inlines a whole function's call tree.
+#if defined(__GNUC__)
+#define ARTICULA_ALWAYS_INLINE inline __attribute__((always_inline))
+#define ARTICULA_FLATTEN __attribute__((flatten))
+#else
+#define ARTICULA_ALWAYS_INLINE inline
+#define ARTICULA_FLATTEN
+#endif
+
 namespace articula {
 
 inline Matrix3 skew(const Vector3& x) {

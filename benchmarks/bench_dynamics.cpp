@@ -1,0 +1,465 @@
+// bench_dynamics: articula's rnea / crba / aba against MuJoCo 2.2.2 and DART 6.12
+// (when found at configure time) on the robots of models/, with the same 256
+// random states (fixed seed) for every engine. See README.md beside this file.
+//
+// Usage: bench_dynamics [--check_only] [Google Benchmark flags]
+//   --check_only  print the cross-engine sanity check and exit without timing.
+// Defaults prepended to the command line (later flags override them):
+//   --benchmark_repetitions=5 --benchmark_display_aggregates_only=true --benchmark_min_time=0.1
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "articula/articula.hpp"
+#include "peer.hpp"
+#ifdef ARTICULA_HAVE_MUJOCO
+#include "peer_mujoco.hpp"
+#endif
+#ifdef ARTICULA_HAVE_DART
+#include "peer_dart.hpp"
+#endif
+
+namespace {
+
+using articula::BaseType;
+using articula::MatrixX;
+using articula::VectorX;
+namespace ab = articula::bench;
+
+constexpr std::size_t kStates = 256;
+constexpr unsigned kSeed = 20240917u;
+
+struct ModelSpec {
+  const char* key;
+  const char* file;
+  BaseType base;
+};
+constexpr ModelSpec kModels[] = {
+    {"pendulum3r", "pendulum3r.urdf", BaseType::Fixed},
+    {"ur5", "ur5.urdf", BaseType::Fixed},
+    {"panda", "panda.urdf", BaseType::Fixed},
+    {"solo12", "solo12.urdf", BaseType::Floating},
+    {"talos", "talos_reduced.urdf", BaseType::Floating},
+};
+
+const char* const kQuantityName[] = {"inverse dynamics", "mass matrix", "forward dynamics"};
+const char* const kQuantityTag[] = {"ID", "M", "FD"};
+const char* const kArticulaCall[] = {"rnea", "crba", "aba"};
+const char* const kArticulaIncludes[] = {
+    "rnea(model, data, q, v, a): placements from q, velocities, accelerations, body forces, tau (RNEA, RBDA Table 5.1)",
+    "crba(model, data, q): placements from q, composite inertias, both triangles of M (CRBA, RBDA Table 6.2)",
+    "aba(model, data, q, v, tau): placements from q and the three ABA passes (RBDA Table 7.1), no factorization of M",
+};
+
+// Pinocchio's figures from shared/PEERS.md (quoted, not measured by this program):
+// Pinocchio 3.7.0, clang 14, measured once on this kind of machine; "README"
+// marks the figure of Pinocchio's own README (i7 2.4 GHz).
+std::string pinocchio_quote(const std::string& model, ab::Quantity q) {
+  static const std::map<std::string, std::array<const char*, 3>> table = {
+      // {ID (RNEA), M (CRBA, upper triangle), FD (ABA)}
+      {"ur5", {"0.52", "0.43", "1.09"}},
+      {"panda", {"0.64", "0.40", "1.52 (README 7-dof arm: 1.28)"}},
+      {"solo12", {"1.19", "0.84", "3.10"}},
+      {"talos", {"3.25", "2.52", "7.80 (README: 8.53)"}},
+  };
+  const auto it = table.find(model);
+  return it == table.end() ? "—" : it->second[static_cast<std::size_t>(q)];
+}
+
+std::string compiler() {
+#if defined(__clang__)
+  return std::string("clang++ ") + __clang_version__;
+#elif defined(__GNUC__)
+  return std::string("g++ ") + __VERSION__;
+#else
+  return "unknown compiler";
+#endif
+}
+
+struct PeerSlot {
+  std::string engine;                // "MuJoCo 2.2.2"
+  std::unique_ptr<ab::Peer> peer;    // null when skipped
+  std::string skipped;               // why
+};
+
+struct Case {
+  ModelSpec spec;
+  articula::Model model;
+  std::unique_ptr<articula::Data> data;
+  std::vector<VectorX> q, v, a, tau;
+  ab::PeerProblem problem;
+  std::vector<PeerSlot> peers;  // MuJoCo, DART, in this order
+};
+
+std::string models_dir() {
+  if (const char* env = std::getenv("ARTICULA_MODELS_DIR")) return env;
+  return ARTICULA_BENCH_MODELS_DIR;
+}
+
+std::unique_ptr<Case> make_case(const ModelSpec& spec) {
+  auto c = std::make_unique<Case>();
+  c->spec = spec;
+  const std::string path = models_dir() + "/" + spec.file;
+  c->model = articula::load_urdf(path, spec.base);
+  c->data = std::make_unique<articula::Data>(c->model);
+  const articula::Model& m = c->model;
+
+  // The states: q uniform within the limits (±1 m for the base position, uniform
+  // rotations), v, a, tau uniform in [−1, 1] (base components included).
+  std::mt19937 rng(kSeed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (std::size_t i = 0; i < kStates; ++i) {
+    c->q.push_back(articula::random_configuration(m, rng));
+    VectorX v(m.nv), a(m.nv), tau(m.nv);
+    for (int k = 0; k < m.nv; ++k) v[k] = u(rng);
+    for (int k = 0; k < m.nv; ++k) a[k] = u(rng);
+    for (int k = 0; k < m.nv; ++k) tau[k] = u(rng);
+    c->v.push_back(v);
+    c->a.push_back(a);
+    c->tau.push_back(tau);
+  }
+
+  ab::PeerProblem& p = c->problem;
+  p.key = spec.key;
+  p.urdf_path = path;
+  p.floating = spec.base == BaseType::Floating;
+  p.nq = m.nq;
+  p.nv = m.nv;
+  p.nstates = kStates;
+  std::string unsupported;
+  for (int j = 0; j < m.njoints; ++j) {
+    ab::PeerJoint pj;
+    pj.name = m.joint_names[static_cast<std::size_t>(j)];
+    pj.idx_q = m.idx_q[static_cast<std::size_t>(j)];
+    pj.idx_v = m.idx_v[static_cast<std::size_t>(j)];
+    switch (m.joint_types[static_cast<std::size_t>(j)]) {
+      case articula::JointType::FreeFlyer:
+        pj.kind = ab::PeerJoint::Kind::FreeFlyer;
+        p.root_link = m.body_names[static_cast<std::size_t>(j)];
+        break;
+      case articula::JointType::Revolute:
+      case articula::JointType::Continuous:
+      case articula::JointType::Prismatic: pj.kind = ab::PeerJoint::Kind::Scalar; break;
+      default: unsupported = pj.name;
+    }
+    p.joints.push_back(pj);
+  }
+  for (std::size_t i = 0; i < kStates; ++i) {
+    p.q.insert(p.q.end(), c->q[i].data(), c->q[i].data() + m.nq);
+    p.v.insert(p.v.end(), c->v[i].data(), c->v[i].data() + m.nv);
+    p.a.insert(p.a.end(), c->a[i].data(), c->a[i].data() + m.nv);
+    p.tau.insert(p.tau.end(), c->tau[i].data(), c->tau[i].data() + m.nv);
+  }
+
+  auto attach = [&](const char* engine, auto factory, const char* missing) {
+    PeerSlot slot;
+    slot.engine = engine;
+    if (missing != nullptr) {
+      slot.skipped = missing;
+    } else if (!unsupported.empty()) {
+      slot.skipped = "joint '" + unsupported + "' has a type the peer adapters do not map";
+    } else {
+      try {
+        slot.peer = factory(p);
+      } catch (const std::exception& e) {
+        slot.skipped = e.what();
+      }
+    }
+    c->peers.push_back(std::move(slot));
+  };
+#ifdef ARTICULA_HAVE_MUJOCO
+  attach("MuJoCo 2.2.2", [](const ab::PeerProblem& pp) { return ab::make_mujoco_peer(pp); }, nullptr);
+#else
+  attach("MuJoCo 2.2.2", [](const ab::PeerProblem&) { return std::unique_ptr<ab::Peer>(); },
+         "not found at configure time (mujoco/mujoco.h + libmujoco)");
+#endif
+#ifdef ARTICULA_HAVE_DART
+  attach("DART 6.12", [](const ab::PeerProblem& pp) { return ab::make_dart_peer(pp); }, nullptr);
+#else
+  attach("DART 6.12", [](const ab::PeerProblem&) { return std::unique_ptr<ab::Peer>(); },
+         "not found at configure time (pkg-config dart + libdart-utils-urdf)");
+#endif
+  return c;
+}
+
+// ---------------------------------------------------------------- sanity check
+
+struct Diff {
+  double max_abs = 0.0;  // max over states and entries of |articula − peer|
+  double max_ref = 0.0;  // max of |articula| (the scale for the relative figure)
+  void add(const double* x, const double* y, std::size_t n) {
+    for (std::size_t k = 0; k < n; ++k) {
+      max_abs = std::max(max_abs, std::abs(x[k] - y[k]));
+      max_ref = std::max(max_ref, std::abs(x[k]));
+    }
+  }
+  double rel() const { return max_ref > 0 ? max_abs / max_ref : max_abs; }
+};
+
+void sanity_check(const std::vector<std::unique_ptr<Case>>& cases) {
+  std::printf("\n## Sanity check: articula against each peer on the same %zu states\n\n", kStates);
+  std::printf("max |articula − peer| over all states and entries (relative: divided by max |articula|)\n\n");
+  std::printf("| model | engine | max |Δqdd| (rel) | max |Δtau| (rel) | max |ΔM| (rel) |\n");
+  std::printf("|---|---|---|---|---|\n");
+  for (const auto& c : cases) {
+    const articula::Model& m = c->model;
+    const std::size_t nv = static_cast<std::size_t>(m.nv);
+    for (const auto& slot : c->peers) {
+      if (!slot.peer) continue;
+      Diff dqdd, dtau, dM;
+      std::vector<double> buf(nv * nv);
+      for (std::size_t i = 0; i < kStates; ++i) {
+        const VectorX& qdd = articula::aba(m, *c->data, c->q[i], c->v[i], c->tau[i]);
+        slot.peer->forward_dynamics(i, buf.data());
+        dqdd.add(qdd.data(), buf.data(), nv);
+        const VectorX& tau = articula::rnea(m, *c->data, c->q[i], c->v[i], c->a[i]);
+        slot.peer->inverse_dynamics(i, buf.data());
+        dtau.add(tau.data(), buf.data(), nv);
+        const MatrixX& M = articula::crba(m, *c->data, c->q[i]);
+        slot.peer->mass_matrix(i, buf.data());
+        dM.add(M.data(), buf.data(), nv * nv);
+      }
+      std::printf("| %s | %s | %.2e (%.1e) | %.2e (%.1e) | %.2e (%.1e) |\n", c->spec.key, slot.engine.c_str(),
+                  dqdd.max_abs, dqdd.rel(), dtau.max_abs, dtau.rel(), dM.max_abs, dM.rel());
+    }
+  }
+  std::printf("\n");
+}
+
+// ---------------------------------------------------------------- timing
+
+// Keeps the console output and records, per benchmark, the median over
+// repetitions of the CPU time per call (or, with one repetition, that run).
+class Collector : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    ConsoleReporter::ReportRuns(runs);
+    for (const Run& r : runs) {
+      if (r.error_occurred) continue;
+      const double ns = r.GetAdjustedCPUTime() / benchmark::GetTimeUnitMultiplier(r.time_unit) * 1e9;
+      const std::string& name = r.run_name.function_name;
+      if (r.run_type == Run::RT_Aggregate) {
+        if (r.aggregate_name == "median") median_[name] = ns;
+      } else {
+        samples_[name].push_back(ns);
+      }
+    }
+  }
+  /// Median CPU time per call in µs, or NaN when the benchmark did not run.
+  double micros(const std::string& name) const {
+    if (const auto it = median_.find(name); it != median_.end()) return it->second * 1e-3;
+    if (const auto it = samples_.find(name); it != samples_.end() && !it->second.empty()) {
+      std::vector<double> s = it->second;
+      std::nth_element(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(s.size() / 2), s.end());
+      return s[s.size() / 2] * 1e-3;
+    }
+    return std::nan("");
+  }
+
+ private:
+  std::map<std::string, double> median_;
+  std::map<std::string, std::vector<double>> samples_;
+};
+
+std::string bench_name(const Case& c, ab::Quantity q, const std::string& engine_call) {
+  return std::string(c.spec.key) + "/" + kQuantityTag[static_cast<int>(q)] + "/" + engine_call;
+}
+
+void register_benchmarks(const std::vector<std::unique_ptr<Case>>& cases) {
+  for (const auto& cp : cases) {
+    Case* c = cp.get();
+    benchmark::RegisterBenchmark(bench_name(*c, ab::Quantity::InverseDynamics, "articula:rnea").c_str(),
+                                 [c](benchmark::State& st) {
+                                   std::size_t i = 0;
+                                   for (auto _ : st) {
+                                     benchmark::DoNotOptimize(
+                                         articula::rnea(c->model, *c->data, c->q[i], c->v[i], c->a[i]).data());
+                                     benchmark::ClobberMemory();
+                                     i = (i + 1) % kStates;
+                                   }
+                                 })
+        ->Unit(benchmark::kNanosecond);
+    benchmark::RegisterBenchmark(bench_name(*c, ab::Quantity::MassMatrix, "articula:crba").c_str(),
+                                 [c](benchmark::State& st) {
+                                   std::size_t i = 0;
+                                   for (auto _ : st) {
+                                     benchmark::DoNotOptimize(articula::crba(c->model, *c->data, c->q[i]).data());
+                                     benchmark::ClobberMemory();
+                                     i = (i + 1) % kStates;
+                                   }
+                                 })
+        ->Unit(benchmark::kNanosecond);
+    benchmark::RegisterBenchmark(bench_name(*c, ab::Quantity::ForwardDynamics, "articula:aba").c_str(),
+                                 [c](benchmark::State& st) {
+                                   std::size_t i = 0;
+                                   for (auto _ : st) {
+                                     benchmark::DoNotOptimize(
+                                         articula::aba(c->model, *c->data, c->q[i], c->v[i], c->tau[i]).data());
+                                     benchmark::ClobberMemory();
+                                     i = (i + 1) % kStates;
+                                   }
+                                 })
+        ->Unit(benchmark::kNanosecond);
+    for (const auto& slot : c->peers) {
+      if (!slot.peer) continue;
+      ab::Peer* peer = slot.peer.get();
+      const auto& ops = peer->ops();
+      for (std::size_t op = 0; op < ops.size(); ++op) {
+        const std::string name = bench_name(*c, ops[op].quantity, std::string(peer->key()) + ":" + ops[op].label);
+        benchmark::RegisterBenchmark(name.c_str(),
+                                     [peer, op](benchmark::State& st) {
+                                       std::size_t i = 0;
+                                       for (auto _ : st) {
+                                         peer->run(op, i);
+                                         benchmark::ClobberMemory();
+                                         i = (i + 1) % kStates;
+                                       }
+                                     })
+            ->Unit(benchmark::kNanosecond);
+      }
+    }
+  }
+}
+
+std::string fmt_us(double us) {
+  if (std::isnan(us)) return "skipped";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, us < 10 ? "%.3f µs" : "%.1f µs", us);
+  return buf;
+}
+
+void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collector& col) {
+  std::printf("\n## Summary: median CPU time per call (%zu states cycled, fixed seed %u)\n\n", kStates, kSeed);
+  std::printf("articula built with %s%s\n\n", compiler().c_str(),
+              ARTICULA_BENCH_NATIVE ? ", -march=native (ARTICULA_NATIVE=ON)" : "");
+  std::printf("| model | quantity | articula | MuJoCo 2.2.2 | DART 6.12 | best peer / articula |"
+              " Pinocchio 3.7 clang 14 (PEERS.md, quoted) |\n");
+  std::printf("|---|---|---:|---:|---:|---:|---:|\n");
+  for (const auto& c : cases) {
+    for (int qi = 0; qi < 3; ++qi) {
+      const auto q = static_cast<ab::Quantity>(qi);
+      const double art = col.micros(bench_name(*c, q, std::string("articula:") + kArticulaCall[qi]));
+      std::string cells[2];
+      double best = std::nan("");
+      for (std::size_t s = 0; s < c->peers.size() && s < 2; ++s) {
+        const auto& slot = c->peers[s];
+        cells[s] = "skipped";
+        if (!slot.peer) continue;
+        for (const auto& op : slot.peer->ops()) {
+          if (op.quantity != q || !op.primary) continue;
+          const double t = col.micros(bench_name(*c, q, std::string(slot.peer->key()) + ":" + op.label));
+          cells[s] = fmt_us(t);
+          if (!std::isnan(t) && (std::isnan(best) || t < best)) best = t;
+        }
+      }
+      char ratio[32] = "—";
+      if (!std::isnan(best) && !std::isnan(art) && art > 0) std::snprintf(ratio, sizeof ratio, "%.2f", best / art);
+      std::printf("| %s | %s | %s | %s | %s | %s | %s |\n", c->spec.key, kQuantityName[qi], fmt_us(art).c_str(),
+                  cells[0].c_str(), cells[1].c_str(), ratio, pinocchio_quote(c->spec.key, q).c_str());
+    }
+  }
+
+  // Secondary peer rows (not in the ratio).
+  bool header = false;
+  for (const auto& c : cases)
+    for (const auto& slot : c->peers) {
+      if (!slot.peer) continue;
+      for (const auto& op : slot.peer->ops()) {
+        if (op.primary) continue;
+        if (!header) {
+          std::printf("\nOther peer variants (not used in the ratio):\n\n| model | engine | call | time |\n|---|---|---|---:|\n");
+          header = true;
+        }
+        std::printf("| %s | %s | %s | %s |\n", c->spec.key, slot.engine.c_str(), op.label.c_str(),
+                    fmt_us(col.micros(bench_name(*c, op.quantity, std::string(slot.peer->key()) + ":" + op.label)))
+                        .c_str());
+      }
+    }
+
+  std::printf("\nWhat one timed call includes (every call sets its state, cycling through the %zu states):\n",
+              kStates);
+  for (int qi = 0; qi < 3; ++qi) std::printf("- articula %s: %s\n", kQuantityName[qi], kArticulaIncludes[qi]);
+  std::map<std::string, bool> seen;
+  for (const auto& c : cases)
+    for (const auto& slot : c->peers) {
+      if (!slot.peer) continue;
+      for (const auto& op : slot.peer->ops()) {
+        const std::string line = slot.engine + " " + op.label + (op.primary ? "" : " (variant)") + ": " + op.includes;
+        if (!seen[line]) std::printf("- %s\n", line.c_str());
+        seen[line] = true;
+      }
+    }
+  std::printf("- Pinocchio: not measured here; figures quoted from shared/PEERS.md (a local build, clang 14).\n");
+  std::printf("best peer / articula > 1 means articula is faster than the fastest measured peer.\n");
+}
+
+void print_setup(const std::vector<std::unique_ptr<Case>>& cases) {
+  std::printf("# bench_dynamics — articula %s, %s\n\n", compiler().c_str(),
+              ARTICULA_BENCH_NATIVE ? "-march=native" : "no -march=native");
+  std::map<std::string, bool> noted;
+  for (const auto& c : cases) {
+    std::printf("%-10s nq %2d nv %2d bodies %2d %s\n", c->spec.key, c->model.nq, c->model.nv, c->model.njoints,
+                c->spec.base == BaseType::Floating ? "(floating)" : "(fixed base)");
+    for (const auto& slot : c->peers) {
+      if (!slot.peer)
+        std::printf("           %s rows SKIPPED: %s\n", slot.engine.c_str(), slot.skipped.c_str());
+      else
+        std::printf("           %s: %s\n", slot.engine.c_str(), slot.peer->notes().c_str());
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool check_only = false;
+  std::vector<char*> args;
+  args.push_back(argv[0]);
+  static char rep[] = "--benchmark_repetitions=5";
+  static char agg[] = "--benchmark_display_aggregates_only=true";
+  static char mintime[] = "--benchmark_min_time=0.1";
+  args.push_back(rep);
+  args.push_back(agg);
+  args.push_back(mintime);
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--check_only") == 0)
+      check_only = true;
+    else
+      args.push_back(argv[i]);
+  }
+  int n = static_cast<int>(args.size());
+  benchmark::Initialize(&n, args.data());
+  if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 1;
+
+  std::vector<std::unique_ptr<Case>> cases;
+  for (const auto& spec : kModels) {
+    try {
+      cases.push_back(make_case(spec));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "bench_dynamics: cannot load %s: %s\n", spec.file, e.what());
+      return 1;
+    }
+  }
+  print_setup(cases);
+  sanity_check(cases);
+  if (check_only) return 0;
+
+  benchmark::AddCustomContext("articula compiler", compiler());
+  benchmark::AddCustomContext("articula -march=native", ARTICULA_BENCH_NATIVE ? "yes" : "no");
+  register_benchmarks(cases);
+  Collector collector;
+  benchmark::RunSpecifiedBenchmarks(&collector);
+  print_summary(cases, collector);
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,78 @@
+#pragma once
+/// The constraints registered on a robot, by name: add, remove, enable, disable, look up,
+/// list; assembles the rows of the enabled ones for the solvers and keeps their multipliers.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "articula/constraints/constraint.hpp"
+
+namespace articula {
+
+class ConstraintSet {
+ public:
+  /// The model must outlive the set.
+  explicit ConstraintSet(const Model& model);
+
+  /// Registers a constraint (bound to the model now: a missing frame/joint throws here).
+  /// Throws std::invalid_argument for a duplicate name.
+  Constraint& add(std::shared_ptr<Constraint> constraint, bool enabled = true);
+  template <typename T, typename... Args>
+  T& emplace(Args&&... args) {
+    auto c = std::make_shared<T>(std::forward<Args>(args)...);
+    T& ref = *c;
+    add(std::move(c));
+    return ref;
+  }
+  /// Unknown names throw std::invalid_argument listing the registered names.
+  void remove(const std::string& name);
+  /// Enabling takes the reference (pose, joint positions) at the next compute_rows().
+  void enable(const std::string& name);
+  void disable(const std::string& name);
+  bool is_enabled(const std::string& name) const;
+  bool contains(const std::string& name) const;
+  Constraint& get(const std::string& name);
+  const Constraint& get(const std::string& name) const;
+  std::vector<std::string> names() const;
+  std::vector<std::string> enabled_names() const;
+  /// Enabled constraints, in registration order (the row order).
+  std::vector<const Constraint*> enabled() const;
+
+  /// Total rows m of the enabled constraints.
+  int dim() const { return dim_; }
+  /// First row of an enabled constraint in the stacked rows.
+  int row_offset(const std::string& name) const;
+
+  /// Kinematics at (q, v, v̇ = 0) and joint Jacobians into data, then the stacked rows of the
+  /// enabled constraints: J (m × nv), γ (m) with Baumgarte terms added
+  /// (γ_stab = γ + kd J v + kp e), raw drift and position errors. No allocation once sized.
+  void compute_rows(const Model& model, Data& data, VectorRef q, VectorRef v);
+  /// The stacked rows of the last compute_rows().
+  auto J() const { return J_.topRows(dim_); }
+  auto gamma() const { return gamma_.head(dim_); }
+  auto drift() const { return drift_.head(dim_); }
+  auto error() const { return error_.head(dim_); }
+  /// Multipliers of every enabled constraint (m), written by the solvers.
+  Eigen::VectorBlock<VectorX> lambda() { return lambda_.head(dim_); }
+  auto lambda() const { return lambda_.head(dim_); }
+  /// Multipliers of one enabled constraint.
+  VectorX lambda(const std::string& name) const;
+
+ private:
+  struct Entry {
+    std::shared_ptr<Constraint> constraint;
+    bool enabled = true;
+    bool needs_reference = true;
+  };
+  Entry& entry(const std::string& name, const char* caller);
+  const Entry& entry(const std::string& name, const char* caller) const;
+  void resize();
+
+  const Model* model_;
+  std::vector<Entry> entries_;
+  int dim_ = 0;
+  MatrixX J_;
+  VectorX gamma_, drift_, error_, lambda_;
+};
+
+}  // namespace articula

@@ -1,0 +1,71 @@
+# Shared by scripts/setup.sh, scripts/test.sh and .ci/run (sourced, not run).
+# Defines the Debian package list, the dependency installer and the CMake configure step.
+
+ARTICULA_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+# Debian packages (bookworm names). Required: compiler, CMake, make, Eigen, urdfdom,
+# CLI11, GoogleTest, Google Benchmark. yaml-cpp, HDF5 and python3 are for the planned
+# layers (scenario files, telemetry, bindings); they are cheap and keep CI honest.
+ARTICULA_PACKAGES=(
+  g++ cmake make
+  libeigen3-dev liburdfdom-dev liburdfdom-headers-dev libyaml-cpp-dev libcli11-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libhdf5-dev
+  python3
+)
+
+# Parallel jobs: $JOBS if set, else the number of cores.
+ARTICULA_JOBS="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
+
+log() { printf '\n==> %s\n' "$*"; }
+
+# Installs the packages of ARTICULA_PACKAGES that are missing; does nothing (and needs
+# no network or root) when all are installed. Uses sudo only when not root.
+install_deps() {
+  local missing=() pkg
+  for pkg in "${ARTICULA_PACKAGES[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
+      missing+=("$pkg")
+    fi
+  done
+  if [[ ${#missing[@]} -eq 0 ]]; then
+    log "Debian packages: all ${#ARTICULA_PACKAGES[@]} already installed, skipping apt"
+    return 0
+  fi
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "error: missing packages (${missing[*]}) and no apt-get: install them by hand" >&2
+    return 1
+  fi
+  local sudo=()
+  if [[ $(id -u) -ne 0 ]]; then
+    if ! command -v sudo >/dev/null 2>&1; then
+      echo "error: not root and no sudo; install as root: apt-get install ${missing[*]}" >&2
+      return 1
+    fi
+    sudo=(sudo)
+  fi
+  log "Debian packages: installing ${missing[*]}"
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q </dev/null
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null
+}
+
+# configure BUILD_DIR BUILD_TYPE [extra -D options...]
+# Environment: ARTICULA_WERROR (default OFF), ARTICULA_NATIVE (default OFF).
+configure() {
+  local dir="$1" type="$2"
+  shift 2
+  log "Configuring $dir ($type, werror ${ARTICULA_WERROR:-OFF}, native ${ARTICULA_NATIVE:-OFF})"
+  cmake -S "$ARTICULA_ROOT" -B "$ARTICULA_ROOT/$dir" \
+    -DCMAKE_BUILD_TYPE="$type" \
+    -DARTICULA_WERROR="${ARTICULA_WERROR:-OFF}" \
+    -DARTICULA_NATIVE="${ARTICULA_NATIVE:-OFF}" \
+    "$@"
+}
+
+# build BUILD_DIR [cmake --build options...]
+build() {
+  local dir="$1"
+  shift
+  log "Building $dir with -j$ARTICULA_JOBS"
+  cmake --build "$ARTICULA_ROOT/$dir" -j "$ARTICULA_JOBS" "$@"
+}

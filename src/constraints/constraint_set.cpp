@@ -1,0 +1,142 @@
+#include "articula/constraints/constraint_set.hpp"
+
+#include <stdexcept>
+
+#include "articula/dynamics/jacobian.hpp"
+
+namespace articula {
+
+ConstraintSet::ConstraintSet(const Model& model) : model_(&model) { resize(); }
+
+Constraint& ConstraintSet::add(std::shared_ptr<Constraint> constraint, bool enabled) {
+  if (!constraint) throw std::invalid_argument("ConstraintSet::add: null constraint");
+  if (contains(constraint->name()))
+    throw std::invalid_argument("ConstraintSet::add: a constraint named '" + constraint->name() + "' exists already");
+  constraint->bind(*model_);
+  entries_.push_back({std::move(constraint), enabled, true});
+  resize();
+  return *entries_.back().constraint;
+}
+
+ConstraintSet::Entry& ConstraintSet::entry(const std::string& name, const char* caller) {
+  return const_cast<Entry&>(static_cast<const ConstraintSet*>(this)->entry(name, caller));
+}
+
+const ConstraintSet::Entry& ConstraintSet::entry(const std::string& name, const char* caller) const {
+  for (const auto& e : entries_)
+    if (e.constraint->name() == name) return e;
+  std::string list;
+  for (const auto& e : entries_) list += (list.empty() ? "" : ", ") + e.constraint->name();
+  throw std::invalid_argument(std::string("ConstraintSet::") + caller + ": unknown constraint '" + name +
+                              "'; registered: " + (list.empty() ? "(none)" : list));
+}
+
+void ConstraintSet::remove(const std::string& name) {
+  entry(name, "remove");
+  std::erase_if(entries_, [&](const Entry& e) { return e.constraint->name() == name; });
+  resize();
+}
+
+void ConstraintSet::enable(const std::string& name) {
+  Entry& e = entry(name, "enable");
+  if (!e.enabled) e.needs_reference = true;
+  e.enabled = true;
+  resize();
+}
+
+void ConstraintSet::disable(const std::string& name) {
+  entry(name, "disable").enabled = false;
+  resize();
+}
+
+bool ConstraintSet::is_enabled(const std::string& name) const { return entry(name, "is_enabled").enabled; }
+
+bool ConstraintSet::contains(const std::string& name) const {
+  for (const auto& e : entries_)
+    if (e.constraint->name() == name) return true;
+  return false;
+}
+
+Constraint& ConstraintSet::get(const std::string& name) { return *entry(name, "get").constraint; }
+const Constraint& ConstraintSet::get(const std::string& name) const { return *entry(name, "get").constraint; }
+
+std::vector<std::string> ConstraintSet::names() const {
+  std::vector<std::string> out;
+  for (const auto& e : entries_) out.push_back(e.constraint->name());
+  return out;
+}
+
+std::vector<std::string> ConstraintSet::enabled_names() const {
+  std::vector<std::string> out;
+  for (const auto& e : entries_)
+    if (e.enabled) out.push_back(e.constraint->name());
+  return out;
+}
+
+std::vector<const Constraint*> ConstraintSet::enabled() const {
+  std::vector<const Constraint*> out;
+  for (const auto& e : entries_)
+    if (e.enabled) out.push_back(e.constraint.get());
+  return out;
+}
+
+int ConstraintSet::row_offset(const std::string& name) const {
+  int row = 0;
+  for (const auto& e : entries_) {
+    if (e.constraint->name() == name) {
+      if (!e.enabled) throw std::invalid_argument("ConstraintSet::row_offset: constraint '" + name + "' is disabled");
+      return row;
+    }
+    if (e.enabled) row += e.constraint->dim();
+  }
+  entry(name, "row_offset");
+  return -1;
+}
+
+void ConstraintSet::resize() {
+  dim_ = 0;
+  int total = 0;
+  for (const auto& e : entries_) {
+    total += e.constraint->dim();
+    if (e.enabled) dim_ += e.constraint->dim();
+  }
+  // Sized for all registered constraints, so that enabling one does not reallocate.
+  if (J_.rows() < total || J_.cols() != model_->nv) {
+    J_.setZero(total, model_->nv);
+    gamma_.setZero(total);
+    drift_.setZero(total);
+    error_.setZero(total);
+    VectorX old = lambda_;
+    lambda_.setZero(total);
+    lambda_.head(std::min(old.size(), lambda_.size())) = old.head(std::min(old.size(), lambda_.size()));
+  }
+}
+
+void ConstraintSet::compute_rows(const Model& model, Data& data, VectorRef q, VectorRef v) {
+  data.tmp_nv.setZero();
+  forward_kinematics(model, data, q, v, data.tmp_nv);
+  update_joint_jacobians(model, data);
+  int row = 0;
+  for (auto& e : entries_) {
+    if (!e.enabled) continue;
+    Constraint& c = *e.constraint;
+    if (e.needs_reference || !c.has_reference()) {
+      c.capture_reference(model, data, q);
+      e.needs_reference = false;
+    }
+    const int m = c.dim();
+    c.compute(model, data, q, v, J_.middleRows(row, m), drift_.segment(row, m), error_.segment(row, m));
+    // Baumgarte: γ_stab = γ + kd J v + kp e.
+    gamma_.segment(row, m) = drift_.segment(row, m);
+    if (c.baumgarte_frequency() > 0.0)
+      gamma_.segment(row, m).noalias() += c.kd() * J_.middleRows(row, m) * v + c.kp() * error_.segment(row, m);
+    row += m;
+  }
+}
+
+VectorX ConstraintSet::lambda(const std::string& name) const {
+  const int row = row_offset(name);
+  return lambda_.segment(row, get(name).dim());
+}
+
+}  // namespace articula

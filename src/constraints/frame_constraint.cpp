@@ -1,0 +1,170 @@
+#include "articula/constraints/frame_constraint.hpp"
+
+#include <stdexcept>
+
+#include "articula/dynamics/jacobian.hpp"
+
+namespace articula {
+namespace {
+
+// Classical velocity / acceleration of a frame origin in world axes (zero for the world).
+struct FrameMotion {
+  Vector3 p = Vector3::Zero();
+  Matrix3 R = Matrix3::Identity();
+  Vector3 v = Vector3::Zero(), w = Vector3::Zero();    // velocity
+  Vector3 a = Vector3::Zero(), dw = Vector3::Zero();   // acceleration (drift when v̇ = 0)
+};
+
+FrameMotion frame_motion(const Model& model, const Data& data, Index id) {
+  FrameMotion m;
+  if (id < 0) return m;
+  const Transform X = frame_placement(model, data, id);
+  m.p = X.p;
+  m.R = X.R;
+  const Motion vel = frame_velocity(model, data, id, ReferenceFrame::LocalWorldAligned);
+  const Motion acc = frame_acceleration(model, data, id, ReferenceFrame::LocalWorldAligned);
+  m.v = vel.v;
+  m.w = vel.w;
+  m.a = acc.v;
+  m.dw = acc.w;
+  return m;
+}
+
+Index checked_frame(const Model& model, const std::string& constraint, const std::string& frame) {
+  if (!model.has_frame(frame)) {
+    try {
+      model.frame_id(frame);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("constraint '" + constraint + "': " + e.what());
+    }
+  }
+  return model.frame_id(frame);
+}
+
+}  // namespace
+
+FramePairConstraint::FramePairConstraint(std::string name, std::string frame_a, std::string frame_b, AxisMask mask,
+                                         std::optional<Transform> reference)
+    : Constraint(std::move(name), mask.count(), true),
+      frame_a_(std::move(frame_a)),
+      frame_b_(std::move(frame_b)),
+      mask_(mask) {
+  if (reference) set_reference(*reference);
+  if (frame_a_ == frame_b_) throw std::invalid_argument("constraint '" + this->name() + "': frame A and B are the same");
+}
+
+void FramePairConstraint::set_reference(const Transform& reference) {
+  reference_ = reference;
+  user_reference_ = true;
+  set_has_reference(true);
+}
+
+void FramePairConstraint::bind(const Model& model) {
+  id_a_ = checked_frame(model, name(), frame_a_);
+  id_b_ = frame_b_.empty() ? -1 : checked_frame(model, name(), frame_b_);
+  Ja_.setZero(6, model.nv);
+  Jb_.setZero(6, model.nv);
+}
+
+Transform FramePairConstraint::relative_pose(const Model& model, const Data& data) const {
+  const Transform Xa = frame_placement(model, data, id_a_);
+  const Transform Xb = id_b_ < 0 ? Transform::Identity() : frame_placement(model, data, id_b_);
+  return Xb.inv_times(Xa);
+}
+
+void FramePairConstraint::capture_reference(const Model& model, const Data& data, VectorRef) {
+  if (user_reference_) return;
+  reference_ = relative_pose(model, data);
+  set_has_reference(true);
+}
+
+void FramePairConstraint::compute(const Model& model, const Data& data, VectorRef, VectorRef v, Eigen::Ref<MatrixX> J,
+                                  Eigen::Ref<VectorX> gamma, Eigen::Ref<VectorX> error) {
+  const FrameMotion A = frame_motion(model, data, id_a_);
+  const FrameMotion B = frame_motion(model, data, id_b_);
+  frame_jacobian(model, data, id_a_, ReferenceFrame::LocalWorldAligned, Ja_);
+  if (id_b_ >= 0) frame_jacobian(model, data, id_b_, ReferenceFrame::LocalWorldAligned, Jb_);
+  const Matrix3 RbT = B.R.transpose();
+  R_b_last_ = B.R;
+  const Vector3 d = A.p - B.p;
+  const Vector3 u = A.v - B.v - B.w.cross(d);  // relative velocity of A's origin w.r.t. B's body point there
+  // Full six rows, then keep the masked ones.
+  Eigen::Matrix<double, 6, 1> g6, e6;
+  g6.head<3>() = RbT * (A.a - B.a - B.dw.cross(d) - B.w.cross(A.v - B.v) - B.w.cross(u));
+  g6.tail<3>() = RbT * (A.dw - B.dw - B.w.cross(A.w - B.w));
+  e6.head<3>() = RbT * d - reference_.p;
+  e6.tail<3>() = log3(RbT * A.R * reference_.R.transpose());
+  int r = 0;
+  for (int k = 0; k < 6; ++k) {
+    if (!mask_.axis[k]) continue;
+    const int c = k % 3;
+    if (k < 3) {
+      // Row c of R_Bᵀ (J_A,v − J_B,v + [d]× J_B,ω).
+      J.row(r) = RbT.row(c) * Ja_.topRows<3>();
+      if (id_b_ >= 0) J.row(r) -= RbT.row(c) * (Jb_.topRows<3>() - skew(d) * Jb_.bottomRows<3>());
+    } else {
+      J.row(r) = RbT.row(c) * Ja_.bottomRows<3>();
+      if (id_b_ >= 0) J.row(r) -= RbT.row(c) * Jb_.bottomRows<3>();
+    }
+    gamma[r] = g6[k];
+    error[r] = e6[k];
+    ++r;
+  }
+  (void)v;
+}
+
+Vector6 FramePairConstraint::wrench(const Eigen::Ref<const VectorX>& lambda) const {
+  Vector6 local = Vector6::Zero();
+  int r = 0;
+  for (int k = 0; k < 6; ++k)
+    if (mask_.axis[k]) local[k] = lambda[r++];
+  Vector6 w;
+  w << R_b_last_ * local.head<3>(), R_b_last_ * local.tail<3>();
+  return w;
+}
+
+DistanceConstraint::DistanceConstraint(std::string name, std::string frame_a, std::string frame_b,
+                                       std::optional<double> distance)
+    : Constraint(std::move(name), 1, true), frame_a_(std::move(frame_a)), frame_b_(std::move(frame_b)) {
+  if (distance) {
+    if (!(*distance > 0.0))
+      throw std::invalid_argument("constraint '" + this->name() + "': distance must be positive, got " +
+                                  std::to_string(*distance));
+    distance_ = *distance;
+    user_distance_ = true;
+    set_has_reference(true);
+  }
+}
+
+void DistanceConstraint::bind(const Model& model) {
+  id_a_ = checked_frame(model, name(), frame_a_);
+  id_b_ = checked_frame(model, name(), frame_b_);
+  Ja_.setZero(6, model.nv);
+  Jb_.setZero(6, model.nv);
+}
+
+void DistanceConstraint::capture_reference(const Model& model, const Data& data, VectorRef) {
+  if (user_distance_) return;
+  distance_ = (frame_placement(model, data, id_a_).p - frame_placement(model, data, id_b_).p).norm();
+  if (!(distance_ > 0.0))
+    throw std::invalid_argument("constraint '" + name() + "': the two frames coincide; the distance constraint is singular");
+  set_has_reference(true);
+}
+
+void DistanceConstraint::compute(const Model& model, const Data& data, VectorRef, VectorRef, Eigen::Ref<MatrixX> J,
+                                 Eigen::Ref<VectorX> gamma, Eigen::Ref<VectorX> error) {
+  const FrameMotion A = frame_motion(model, data, id_a_);
+  const FrameMotion B = frame_motion(model, data, id_b_);
+  frame_jacobian(model, data, id_a_, ReferenceFrame::LocalWorldAligned, Ja_);
+  frame_jacobian(model, data, id_b_, ReferenceFrame::LocalWorldAligned, Jb_);
+  const Vector3 d = A.p - B.p;
+  const double len = std::max(d.norm(), 1e-300);
+  const Vector3 n = d / len;
+  const Vector3 dd = A.v - B.v;
+  // d²/dt² ‖d‖ = nᵀ d̈ + (‖ḋ‖² − (nᵀḋ)²)/‖d‖.
+  J.row(0) = n.transpose() * (Ja_.topRows<3>() - Jb_.topRows<3>());
+  gamma[0] = n.dot(A.a - B.a) + (dd.squaredNorm() - std::pow(n.dot(dd), 2)) / len;
+  error[0] = len - distance_;
+}
+
+}  // namespace articula

@@ -1,0 +1,166 @@
+#include "articula/solvers/constrained_dynamics.hpp"
+
+#include <Eigen/Eigenvalues>
+#include <stdexcept>
+
+#include "articula/common/check.hpp"
+#include "articula/dynamics/aba.hpp"
+#include "articula/dynamics/crba.hpp"
+#include "articula/dynamics/rnea.hpp"
+#include "methods.hpp"
+
+namespace articula {
+
+std::string to_string(ConstrainedMethod method) {
+  switch (method) {
+    case ConstrainedMethod::Auto: return "auto";
+    case ConstrainedMethod::Kkt: return "kkt";
+    case ConstrainedMethod::RangeSpace: return "range";
+    case ConstrainedMethod::NullSpace: return "null";
+  }
+  return "?";
+}
+
+ConstrainedMethod parse_method(const std::string& text) {
+  if (text == "auto") return ConstrainedMethod::Auto;
+  if (text == "kkt") return ConstrainedMethod::Kkt;
+  if (text == "range" || text == "range_space") return ConstrainedMethod::RangeSpace;
+  if (text == "null" || text == "null_space") return ConstrainedMethod::NullSpace;
+  throw std::invalid_argument("unknown constrained-dynamics method '" + text + "' (expected auto, kkt, range or null)");
+}
+
+std::string to_string(SolveStatus status) {
+  switch (status) {
+    case SolveStatus::Ok: return "ok";
+    case SolveStatus::Redundant: return "redundant rows";
+    case SolveStatus::Inconsistent: return "inconsistent rows";
+    case SolveStatus::Singular: return "singular";
+    case SolveStatus::NonFinite: return "non-finite";
+  }
+  return "?";
+}
+
+ConstrainedWorkspace::ConstrainedWorkspace(const Model& model, int max_rows) : nv(model.nv) {
+  b.setZero(nv);
+  a_free.setZero(nv);
+  Z.setZero(nv, nv);
+  MZ.setZero(nv, nv);
+  ZMZ.setZero(nv, nv);
+  reserve(max_rows);
+}
+
+void ConstrainedWorkspace::reserve(int rows) {
+  if (lambda.size() >= rows && K.rows() >= nv + rows) return;
+  lambda.setZero(rows);
+  K.setZero(nv + rows, nv + rows);
+  rhs.setZero(nv + rows);
+  sol.setZero(nv + rows);
+  Y.setZero(nv, rows);
+  S.setZero(rows, rows);
+  r.setZero(rows);
+  Jt.setZero(nv, rows);
+}
+
+ConstrainedMethod choose_method(const Model& model, int rows) {
+  if (rows == 0) return ConstrainedMethod::Auto;
+  // Measured (benchmarks/README.md): the range-space method wins unless the rows remove
+  // most of the freedom, where the reduced system of the null-space method is tiny.
+  return 4 * rows >= 3 * model.nv ? ConstrainedMethod::NullSpace : ConstrainedMethod::RangeSpace;
+}
+
+namespace detail {
+
+int solve_psd(Eigen::Ref<MatrixX> S, VectorRef r, Eigen::Ref<VectorX> x, Eigen::LDLT<MatrixX>& ldlt) {
+  const Eigen::Index m = S.rows();
+  if (m == 0) return 0;
+  ldlt.compute(S);
+  const auto d = ldlt.vectorD();
+  const double dmax = d.cwiseAbs().maxCoeff();
+  if (ldlt.info() == Eigen::Success && d.minCoeff() > kRankTolerance * std::max(dmax, 1e-300)) {
+    x = ldlt.solve(r);
+    return static_cast<int>(m);
+  }
+  // Dependent rows: minimum-norm solution through the eigen-decomposition of S.
+  Eigen::SelfAdjointEigenSolver<MatrixX> es(S);
+  const VectorX& l = es.eigenvalues();
+  const double lmax = std::max(l.cwiseAbs().maxCoeff(), 1e-300);
+  VectorX y = es.eigenvectors().transpose() * r;
+  int rank = 0;
+  for (Eigen::Index k = 0; k < m; ++k) {
+    if (l[k] > kRankTolerance * lmax) {
+      y[k] /= l[k];
+      ++rank;
+    } else {
+      y[k] = 0.0;
+    }
+  }
+  x = es.eigenvectors() * y;
+  return rank;
+}
+
+}  // namespace detail
+
+SolveReport solve_constrained(const Model& model, Data& data, ConstrainedWorkspace& ws, const Eigen::Ref<const MatrixX>& J,
+                              VectorRef gamma, VectorRef q, VectorRef v, VectorRef tau, std::span<const Force> f_ext,
+                              ConstrainedMethod method) {
+  ARTICULA_CHECK(J.cols() == model.nv, "J has " << J.cols() << " columns, expected nv = " << model.nv);
+  ARTICULA_CHECK(gamma.size() == J.rows(), "gamma has size " << gamma.size() << ", J has " << J.rows() << " rows");
+  ARTICULA_CHECK_SIZE(tau, model.nv);
+  const int m = static_cast<int>(J.rows());
+  SolveReport report;
+  report.rows = m;
+  if (!q.allFinite() || !v.allFinite() || !tau.allFinite() || !J.allFinite() || !gamma.allFinite()) {
+    report.status = SolveStatus::NonFinite;
+    report.message = "non-finite q, v, τ or constraint rows";
+    return report;
+  }
+  ws.reserve(m);
+  if (method == ConstrainedMethod::Auto) method = choose_method(model, m);
+  if (m == 0 && method == ConstrainedMethod::Auto) {
+    aba(model, data, q, v, tau, f_ext);
+    report.method = ConstrainedMethod::Auto;
+  } else {
+    // M (with armature) and b = τ − h + Σ Jᵀ f_ext = τ − rnea(q, v, 0, f_ext).
+    try {
+      crba(model, data, q);
+    } catch (const std::exception& e) {
+      report.status = SolveStatus::Singular;
+      report.message = e.what();
+      return report;
+    }
+    data.tmp_nv.setZero();
+    ws.b = tau - rnea(model, data, q, v, data.tmp_nv, f_ext);
+    // Without rows every method reduces to M v̇ = b: use the tree-sparse factorization.
+    switch (m == 0 ? ConstrainedMethod::RangeSpace : method) {
+      case ConstrainedMethod::Kkt: report = detail::solve_kkt(model, data, ws, J, gamma); break;
+      case ConstrainedMethod::NullSpace: report = detail::solve_null_space(model, data, ws, J, gamma); break;
+      default: report = detail::solve_range_space(model, data, ws, J, gamma); break;
+    }
+    report.rows = m;
+    report.method = method;
+    if (report.status == SolveStatus::Singular) return report;
+  }
+  if (!data.ddq.allFinite() || !ws.lambda.head(m).allFinite()) {
+    report.status = SolveStatus::NonFinite;
+    report.message = "the solve produced a non-finite acceleration or multiplier";
+    return report;
+  }
+  report.residual = m > 0 ? (J * data.ddq + gamma).cwiseAbs().maxCoeff() : 0.0;
+  const double scale = 1.0 + (m > 0 ? gamma.cwiseAbs().maxCoeff() : 0.0);
+  if (report.status == SolveStatus::Redundant && report.residual > 1e-6 * scale) {
+    report.status = SolveStatus::Inconsistent;
+    report.message = "dependent constraint rows contradict each other; least-squares acceleration";
+  }
+  return report;
+}
+
+SolveReport constrained_forward_dynamics(const Model& model, Data& data, ConstrainedWorkspace& ws, ConstraintSet& set,
+                                         VectorRef q, VectorRef v, VectorRef tau, std::span<const Force> f_ext,
+                                         ConstrainedMethod method) {
+  set.compute_rows(model, data, q, v);
+  const SolveReport report = solve_constrained(model, data, ws, set.J(), set.gamma(), q, v, tau, f_ext, method);
+  if (report.ok() || report.status == SolveStatus::Inconsistent) set.lambda() = ws.lambda.head(set.dim());
+  return report;
+}
+
+}  // namespace articula

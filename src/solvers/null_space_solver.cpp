@@ -1,0 +1,63 @@
+// Null-space (minimal-coordinate) method (Nocedal & Wright §16.2 "null-space method";
+// Aghili, IEEE T-RO 21(5) 2005 for its use in robot dynamics): with the pivoted QR
+// Jᵀ P = [Q₁ Q₂] [R₁; 0] (rank r), Z = Q₂ spans ker J and
+//   v̇_p = −Q₁ R₁₁⁻ᵀ (Pᵀγ)₁..r          (a particular solution of J v̇ = −γ)
+//   (Zᵀ M Z) z = Zᵀ (b − M v̇_p),  v̇ = v̇_p + Z z,
+//   R₁ Pᵀ λ = Q₁ᵀ (M v̇ − b)              (multipliers; basic solution if r < m).
+#include "methods.hpp"
+
+namespace articula::detail {
+
+SolveReport solve_null_space(const Model& model, Data& data, ConstrainedWorkspace& ws, RowsRef J, VectorRef gamma) {
+  const int n = model.nv, m = static_cast<int>(J.rows());
+  SolveReport report;
+  auto Jt = ws.Jt.leftCols(m);
+  Jt = J.transpose();
+  ws.qr.setThreshold(kRankTolerance);
+  ws.qr.compute(Jt);
+  const int r = static_cast<int>(ws.qr.rank());
+  report.rank = r;
+  report.status = r < m ? SolveStatus::Redundant : SolveStatus::Ok;
+  ws.Z.setIdentity();
+  ws.Z.applyOnTheLeft(ws.qr.householderQ());  // Z ← Q (full, n × n)
+  const auto R11 = ws.qr.matrixR().topLeftCorner(r, r).template triangularView<Eigen::Upper>();
+  // Particular solution v̇_p = Q₁ y, R₁₁ᵀ y = −(Pᵀ γ)₁..r.
+  VectorX& y = ws.a_free;  // reuse as scratch (size n ≥ r)
+  y.head(r) = -(ws.qr.colsPermutation().transpose() * gamma).head(r);
+  R11.transpose().solveInPlace(y.head(r));
+  data.ddq.noalias() = ws.Z.leftCols(r) * y.head(r);
+  const int k = n - r;
+  if (k > 0) {
+    const auto Z = ws.Z.middleCols(r, k);
+    auto MZ = ws.MZ.leftCols(k);
+    MZ.noalias() = data.M * Z;
+    auto ZMZ = ws.ZMZ.topLeftCorner(k, k);
+    ZMZ.noalias() = Z.transpose() * MZ;
+    auto rhs = ws.rhs.head(k);
+    rhs.noalias() = Z.transpose() * ws.b;
+    rhs.noalias() -= MZ.transpose() * data.ddq;
+    ws.llt.compute(ZMZ);
+    if (ws.llt.info() != Eigen::Success) {
+      report.status = SolveStatus::Singular;
+      report.message = "reduced mass matrix Zᵀ M Z is not positive definite";
+      return report;
+    }
+    auto z = ws.sol.head(k);
+    z = ws.llt.solve(rhs);
+    data.ddq.noalias() += Z * z;
+  }
+  // Multipliers: Jᵀ λ = M v̇ − b, projected on range(Jᵀ) = span Q₁.
+  auto res = ws.rhs.head(n);
+  res.noalias() = data.M * data.ddq;
+  res -= ws.b;
+  VectorX& w = ws.a_free;
+  w.head(r).noalias() = ws.Z.leftCols(r).transpose() * res;
+  R11.solveInPlace(w.head(r));
+  auto lambda_perm = ws.r.head(m);
+  lambda_perm.setZero();
+  lambda_perm.head(r) = w.head(r);
+  ws.lambda.head(m) = ws.qr.colsPermutation() * lambda_perm;
+  return report;
+}
+
+}  // namespace articula::detail
