@@ -9,5 +9,6 @@ namespace articula::cli {
 using Command = std::function<int()>;
 Command add_info_command(CLI::App& app);
 Command add_bench_command(CLI::App& app);
+Command add_estop_command(CLI::App& app);
 
 }  // namespace articula::cli

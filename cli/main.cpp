@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   };
   add(&articula::cli::add_info_command);
   add(&articula::cli::add_bench_command);
+  add(&articula::cli::add_estop_command);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

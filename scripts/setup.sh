@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages articula needs, builds it (Release, in build/) and
-# runs the main job: `articula info` and `articula bench` on the UR5 model.
+# runs the main job: `articula estop`, the emergency-stop study on the RX130 stand-in
+# (brakes lock joints one by one; consistent vs naive velocity jumps; CSV logs in
+# articula_out/). `articula info` / `articula bench` are documented in README.md.
 #
 # Usage: bash scripts/setup.sh [--deps-only]
 #   --deps-only   only install the missing Debian packages (used by .ci/run)
@@ -25,7 +27,5 @@ cd "$ARTICULA_ROOT"
 configure build Release
 build build
 
-log "articula info models/ur5.urdf"
-./build/cli/articula info models/ur5.urdf
-log "articula bench models/ur5.urdf"
-./build/cli/articula bench models/ur5.urdf
+log "articula estop (emergency stop of the RX130 stand-in)"
+./build/cli/articula estop

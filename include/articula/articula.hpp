@@ -18,3 +18,5 @@
 #include "articula/constraints/wheel_constraint.hpp"
 #include "articula/solvers/constrained_dynamics.hpp"
 #include "articula/integrators/fixed_step.hpp"
+#include "articula/solvers/activation.hpp"
+#include "articula/study/brake_study.hpp"

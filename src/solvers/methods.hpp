@@ -2,13 +2,12 @@
 // The three constrained-dynamics methods, called by solve_constrained() after it has
 // computed M (crba) and ws.b = τ − h + Σ Jᵀ f_ext. Each writes data.ddq and ws.lambda.
 #include "articula/solvers/constrained_dynamics.hpp"
+#include "dense_solve.hpp"
 
 namespace articula::detail {
 
 using RowsRef = const Eigen::Ref<const MatrixX>&;
 
-/// Relative tolerance below which a pivot / singular value counts as zero (rank decisions).
-inline constexpr double kRankTolerance = 1e-10;
 
 SolveReport solve_kkt(const Model& model, Data& data, ConstrainedWorkspace& ws, RowsRef J, VectorRef gamma);
 SolveReport solve_range_space(const Model& model, Data& data, ConstrainedWorkspace& ws, RowsRef J, VectorRef gamma);

@@ -1,0 +1,516 @@
+// bench_activation: the velocity jump at constraint activation (docs/activation.md) in each
+// of its forms — full KKT, projector, minimal (Voronets), joint locks, naive — on the robots of
+// models/, with the same 256 random states (fixed seed, the states of bench_dynamics, the
+// persistent rows' velocities projected so that J₁ v⁻ = 0). See README.md beside this file.
+//
+// Usage: bench_activation [--check_only] [Google Benchmark flags]
+//   --check_only  print the sanity check (agreement of the forms, residuals) and exit.
+// Defaults prepended to the command line (later flags override them):
+//   --benchmark_repetitions=5 --benchmark_display_aggregates_only=true --benchmark_min_time=0.1
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "articula/articula.hpp"
+
+namespace {
+
+using articula::AxisMask;
+using articula::BaseType;
+using articula::ConstrainedMethod;
+using articula::JumpForm;
+using articula::MatrixX;
+using articula::VectorX;
+
+constexpr std::size_t kStates = 256;
+constexpr unsigned kSeed = 20240917u;  // the seed of bench_dynamics / bench_constrained
+
+enum class Kind { Weld, Point, Lock };
+
+struct Item {
+  const char* name;  // frame or joint
+  Kind kind;
+};
+
+struct CaseSpec {
+  const char* key;    // benchmark name part
+  const char* label;  // table label
+  const char* file;
+  BaseType base;
+  std::vector<Item> persistent;  // J₁ (enabled before the event; v⁻ satisfies them)
+  std::vector<Item> added;       // J₂ (activated)
+  const char* pinocchio;         // impulseDynamics, clang 14 (shared/PEERS.md, quoted) or "—"
+};
+
+const std::vector<CaseSpec>& case_specs() {
+  static const std::vector<CaseSpec> specs = {
+      {"talos_6+6", "talos 2 welds, left persistent", "talos_reduced.urdf", BaseType::Floating,
+       {{"left_sole_link", Kind::Weld}}, {{"right_sole_link", Kind::Weld}}, "9.8"},
+      {"talos_0+12", "talos 2 welds, both new", "talos_reduced.urdf", BaseType::Floating, {},
+       {{"left_sole_link", Kind::Weld}, {"right_sole_link", Kind::Weld}}, "9.8"},
+      {"solo12_9+3", "solo12 4 points, HR new", "solo12.urdf", BaseType::Floating,
+       {{"FL_FOOT", Kind::Point}, {"FR_FOOT", Kind::Point}, {"HL_FOOT", Kind::Point}}, {{"HR_FOOT", Kind::Point}},
+       "4.3"},
+      {"solo12_0+12", "solo12 4 points, all new", "solo12.urdf", BaseType::Floating, {},
+       {{"FL_FOOT", Kind::Point}, {"FR_FOOT", Kind::Point}, {"HL_FOOT", Kind::Point}, {"HR_FOOT", Kind::Point}},
+       "4.3"},
+      {"panda_0+6", "panda hand weld", "panda.urdf", BaseType::Fixed, {}, {{"panda_hand", Kind::Weld}}, "1.7"},
+      {"rx130_1+1", "rx130 lock j1, then j2", "rx130_standin.urdf", BaseType::Fixed, {{"joint_1", Kind::Lock}},
+       {{"joint_2", Kind::Lock}}, "—"},
+  };
+  return specs;
+}
+
+struct FormRow {
+  const char* tag;
+  JumpForm form;
+};
+constexpr FormRow kForms[] = {
+    {"full", JumpForm::Full},   {"projector", JumpForm::Projector}, {"minimal", JumpForm::Minimal},
+    {"locks", JumpForm::Locks}, {"naive", JumpForm::Naive},
+};
+constexpr JumpForm kConsistent[] = {JumpForm::Full, JumpForm::Projector, JumpForm::Minimal, JumpForm::Locks};
+
+std::string compiler() {
+#if defined(__clang__)
+  return std::string("clang++ ") + __clang_version__;
+#elif defined(__GNUC__)
+  return std::string("g++ ") + __VERSION__;
+#else
+  return "unknown compiler";
+#endif
+}
+
+std::string models_dir() {
+  if (const char* env = std::getenv("ARTICULA_MODELS_DIR")) return env;
+  return ARTICULA_BENCH_MODELS_DIR;
+}
+
+struct Case {
+  const CaseSpec* spec = nullptr;
+  articula::Model model;
+  std::unique_ptr<articula::Data> data;           // the one the timed "with crba + rows" calls use
+  std::vector<std::unique_ptr<articula::Data>> pre;  // per state: data.M from crba(q_i) ("without")
+  std::vector<MatrixX> J;                         // per state: the stacked rows [J₁; J₂] at q_i
+  std::unique_ptr<articula::ConstraintSet> set;
+  std::unique_ptr<articula::ConstrainedWorkspace> ws;
+  std::vector<VectorX> q, v, tau;  // v: projected on ker J₁(q)
+  std::vector<int> locked;         // dofs of the lock rows, J₁'s then J₂'s (all rows are locks), else empty
+  int m1 = 0, m2 = 0;
+  bool applicable(JumpForm f) const {
+    if (f == JumpForm::Locks) return !locked.empty();
+    if (f == JumpForm::Projector || f == JumpForm::Minimal) return m1 > 0;  // m₁ = 0: velocity_jump uses Full
+    return true;
+  }
+};
+
+articula::JumpOptions options(JumpForm form, bool diagnostics = false) {
+  return articula::JumpOptions{form, 0.0, {}, diagnostics};
+}
+
+std::unique_ptr<Case> make_case(const CaseSpec& spec) {
+  auto c = std::make_unique<Case>();
+  c->spec = &spec;
+  c->model = articula::load_urdf(models_dir() + "/" + spec.file, spec.base);
+  const articula::Model& m = c->model;
+  c->data = std::make_unique<articula::Data>(m);
+  c->set = std::make_unique<articula::ConstraintSet>(m);
+  bool all_locks = true;
+  std::vector<int> locked;
+  auto add_items = [&](const std::vector<Item>& items, int& rows) {
+    for (const Item& it : items) {
+      articula::Constraint* added = nullptr;
+      if (it.kind == Kind::Lock) {
+        auto& lock = c->set->emplace<articula::JointLock>(m, it.name, std::vector<std::string>{it.name});
+        locked.insert(locked.end(), lock.dofs().begin(), lock.dofs().end());
+        added = &lock;
+      } else {
+        all_locks = false;
+        added = &c->set->emplace<articula::FrameConstraint>(it.name, it.name,
+                                                           it.kind == Kind::Weld ? AxisMask::weld() : AxisMask::point());
+      }
+      rows += added->dim();
+    }
+  };
+  // Registration order = row order: the persistent rows first, so J₁ = J().topRows(m₁).
+  add_items(spec.persistent, c->m1);
+  add_items(spec.added, c->m2);
+  if (all_locks) c->locked = locked;
+  c->ws = std::make_unique<articula::ConstrainedWorkspace>(m, c->m1 + c->m2);
+
+  // The states of bench_dynamics (same generator, same order of draws; a is drawn and dropped),
+  // then v⁻ ← (1 − J₁⁺J₁) v: the Euclidean projection on ker J₁(q) (the persistent rows hold).
+  std::mt19937 rng(kSeed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (std::size_t i = 0; i < kStates; ++i) {
+    c->q.push_back(articula::random_configuration(m, rng));
+    VectorX v(m.nv), a(m.nv), tau(m.nv);
+    for (int k = 0; k < m.nv; ++k) v[k] = u(rng);
+    for (int k = 0; k < m.nv; ++k) a[k] = u(rng);
+    for (int k = 0; k < m.nv; ++k) tau[k] = u(rng);
+    c->set->compute_rows(m, *c->data, c->q[i], v);
+    if (c->m1 > 0) {
+      const MatrixX J1 = c->set->J().topRows(c->m1);
+      v -= J1.transpose() * (J1 * J1.transpose()).ldlt().solve(J1 * v);
+    }
+    c->v.push_back(v);
+    c->tau.push_back(tau);
+    c->J.push_back(c->set->J());
+    auto d = std::make_unique<articula::Data>(m);
+    articula::crba(m, *d, c->q[i]);
+    c->pre.push_back(std::move(d));
+  }
+  return c;
+}
+
+// The timed call "with": rows + crba + the jump, as a user would call it at an event.
+articula::JumpResult jump_with(Case& c, std::size_t i, JumpForm form) {
+  c.set->compute_rows(c.model, *c.data, c.q[i], c.v[i]);
+  articula::crba(c.model, *c.data, c.q[i]);
+  const auto J = c.set->J();
+  return articula::velocity_jump(c.model, *c.data, J.topRows(c.m1), J.bottomRows(c.m2), c.v[i], options(form),
+                                 c.locked);
+}
+
+// The timed call "without": M and the rows precomputed for state i.
+articula::JumpResult jump_without(const Case& c, std::size_t i, JumpForm form, bool diagnostics = false) {
+  const MatrixX& J = c.J[i];
+  return articula::velocity_jump(c.model, *c.pre[i], J.topRows(c.m1), J.bottomRows(c.m2), c.v[i],
+                                 options(form, diagnostics), c.locked);
+}
+
+// NOT a library form: a prototype of the range-space jump, to see what it would cost.
+// With M = LᵀDL (tree-sparse, factorize_mass_matrix), Y = L⁻ᵀJᵀ, S = J M⁻¹ Jᵀ = Yᵀ D⁻¹ Y:
+//   S Λ = −c,  Δv = −M⁻¹ Jᵀ Λ = −L⁻¹ D⁻¹ Y Λ   (U = 0; J = [J₁; J₂], c = −(1 + e) J v⁻).
+// Cost O(n d² + m n d + m² n + m³) instead of (n + m)³. No rank handling (full-rank rows only).
+VectorX range_jump(const articula::Model& model, articula::Data& data, const Eigen::Ref<const MatrixX>& J,
+                   const VectorX& v_minus) {
+  articula::factorize_mass_matrix(model, data);
+  MatrixX Y = J.transpose();
+  articula::solve_mass_lt(model, data, Y);
+  const MatrixX DY = data.Dinv_fact.asDiagonal() * Y;
+  const MatrixX S = Y.transpose() * DY;
+  const VectorX c = -(J * v_minus);
+  const VectorX Lambda = -S.llt().solve(c);
+  MatrixX dv = -(DY * Lambda);
+  articula::solve_mass_l(model, data, dv);
+  return v_minus + dv.col(0);
+}
+
+VectorX range_with(Case& c, std::size_t i) {
+  c.set->compute_rows(c.model, *c.data, c.q[i], c.v[i]);
+  articula::crba(c.model, *c.data, c.q[i]);
+  return range_jump(c.model, *c.data, c.set->J(), c.v[i]);
+}
+
+// ---------------------------------------------------------------- sanity check
+
+struct CheckRow {
+  double dv_max = 0.0;      // max |v⁺ − v⁺_full|
+  double con_res = 0.0;     // max ‖J v⁺‖∞
+  double mom_res = 0.0;     // max ‖P_ker J (M Δv − U)‖∞
+  double loss_min = 1e300;  // min of T⁻ − T⁺ (Carnot: ≥ 0)
+  double mdist = 0.0;       // naive only: max of ‖v⁺ − v⁺_full‖_M² / ‖v⁺_full − v⁻‖_M²
+  int rank_min = 1 << 30;
+  std::map<std::string, int> statuses;
+  std::string used;
+};
+
+void sanity_check(const std::vector<std::unique_ptr<Case>>& cases) {
+  std::printf("\n## Sanity check over the %zu states (restitution 0, U = 0, diagnostics on)\n\n", kStates);
+  std::printf("max |v⁺ − v⁺_full| per form; residuals as JumpResult reports them; T⁻ − T⁺ the kinetic energy "
+              "lost (min over states, ≥ 0 by Carnot); v⁻ satisfies the persistent rows to max ‖J₁ v⁻‖∞ given "
+              "per case. Naive: ‖v⁺ − v⁺_full‖²_M / ‖Δv_full‖²_M (its excess distance, max)\n\n");
+  std::printf("| case | nv | m1+m2 | ‖J₁v⁻‖∞ | form (used) | max |v⁺ − v⁺_full| | max ‖Jv⁺‖∞ | max momentum res. | "
+              "min T⁻ − T⁺ | rank | statuses | idempotent |\n");
+  std::printf("|---|---:|---|---:|---|---:|---:|---:|---:|---:|---|---:|\n");
+  for (const auto& cp : cases) {
+    const Case& c = *cp;
+    double j1v = 0.0;
+    for (std::size_t i = 0; i < kStates; ++i)
+      if (c.m1 > 0) j1v = std::max(j1v, (c.J[i].topRows(c.m1) * c.v[i]).cwiseAbs().maxCoeff());
+    std::vector<VectorX> full(kStates);
+    double idem = 0.0;
+    for (std::size_t i = 0; i < kStates; ++i) {
+      full[i] = jump_without(c, i, JumpForm::Full, true).v_plus;
+      // A second jump with every row persistent changes nothing.
+      const MatrixX& J = c.J[i];
+      const auto again = articula::velocity_jump(c.model, *c.pre[i], J, J.bottomRows(0), full[i],
+                                                 options(JumpForm::Full, false), {});
+      idem = std::max(idem, (again.v_plus - full[i]).cwiseAbs().maxCoeff());
+    }
+    bool first = true;
+    std::vector<JumpForm> forms(std::begin(kConsistent), std::end(kConsistent));
+    forms.push_back(JumpForm::Naive);
+    forms.push_back(JumpForm::Auto);
+    for (JumpForm f : forms) {
+      if (f != JumpForm::Auto && !c.applicable(f)) continue;
+      CheckRow r;
+      std::map<std::string, int> used;
+      for (std::size_t i = 0; i < kStates; ++i) {
+        const articula::JumpResult res = jump_without(c, i, f, true);
+        const articula::MatrixX& M = c.pre[i]->M;
+        r.dv_max = std::max(r.dv_max, (res.v_plus - full[i]).cwiseAbs().maxCoeff());
+        r.con_res = std::max(r.con_res, res.constraint_residual);
+        r.mom_res = std::max(r.mom_res, res.momentum_residual);
+        r.loss_min = std::min(r.loss_min, res.kinetic_before - res.kinetic_after);
+        r.rank_min = std::min(r.rank_min, res.rank);
+        ++r.statuses[articula::to_string(res.status)];
+        ++used[articula::to_string(res.form)];
+        const VectorX e = res.v_plus - full[i], d = full[i] - c.v[i];
+        const double dd = d.dot(M * d);
+        if (dd > 0) r.mdist = std::max(r.mdist, e.dot(M * e) / dd);
+      }
+      std::string st, name = articula::to_string(f);
+      for (const auto& [k, n] : r.statuses) st += (st.empty() ? "" : ", ") + k + " " + std::to_string(n);
+      name += " (";
+      for (const auto& [k, n] : used) name += k;
+      name += ")";
+      char dv[48];
+      if (f == JumpForm::Naive)
+        std::snprintf(dv, sizeof dv, "%.2e (M-excess %.2f)", r.dv_max, r.mdist);
+      else
+        std::snprintf(dv, sizeof dv, "%.2e", r.dv_max);
+      char j1s[32] = "", ids[32] = "";
+      if (first) {
+        std::snprintf(j1s, sizeof j1s, "%.1e", j1v);
+        std::snprintf(ids, sizeof ids, "%.1e", idem);
+      }
+      std::printf("| %s | %s | %s | %s | %s | %s | %.1e | %.1e | %.2e | %d | %s | %s |\n", first ? c.spec->key : "",
+                  first ? std::to_string(c.model.nv).c_str() : "",
+                  first ? (std::to_string(c.m1) + "+" + std::to_string(c.m2)).c_str() : "", j1s, name.c_str(), dv,
+                  r.con_res, r.mom_res, r.loss_min, r.rank_min, st.c_str(), ids);
+      first = false;
+    }
+  }
+  std::printf("\nidempotent: max |v⁺⁺ − v⁺| of a second full jump from v⁺ with all rows persistent.\n");
+  std::printf("\nRange-space prototype (benchmark-only, not in the library): max |v⁺ − v⁺_full|:");
+  for (const auto& cp : cases) {
+    Case& c = *cp;
+    double d = 0.0;
+    for (std::size_t i = 0; i < kStates; ++i)
+      d = std::max(d, (range_jump(c.model, *c.pre[i], c.J[i], c.v[i]) -
+                       jump_without(c, i, JumpForm::Full).v_plus).cwiseAbs().maxCoeff());
+    std::printf(" %s %.1e;", c.spec->key, d);
+  }
+  std::printf("\n");
+}
+
+// ---------------------------------------------------------------- timing
+
+// Keeps the console output and records, per benchmark, the median over repetitions of
+// the CPU time per call (or, with one repetition, that run). As in bench_dynamics.
+class Collector : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    ConsoleReporter::ReportRuns(runs);
+    for (const Run& r : runs) {
+      if (r.error_occurred) continue;
+      const double ns = r.GetAdjustedCPUTime() / benchmark::GetTimeUnitMultiplier(r.time_unit) * 1e9;
+      const std::string& name = r.run_name.function_name;
+      if (r.run_type == Run::RT_Aggregate) {
+        if (r.aggregate_name == "median") median_[name] = ns;
+      } else {
+        samples_[name].push_back(ns);
+      }
+    }
+  }
+  double micros(const std::string& name) const {
+    if (const auto it = median_.find(name); it != median_.end()) return it->second * 1e-3;
+    if (const auto it = samples_.find(name); it != samples_.end() && !it->second.empty()) {
+      std::vector<double> s = it->second;
+      std::nth_element(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(s.size() / 2), s.end());
+      return s[s.size() / 2] * 1e-3;
+    }
+    return std::nan("");
+  }
+
+ private:
+  std::map<std::string, double> median_;
+  std::map<std::string, std::vector<double>> samples_;
+};
+
+std::string bench_name(const Case& c, const std::string& call) { return std::string(c.spec->key) + "/" + call; }
+
+template <typename F>
+void add(const std::string& name, F body) {
+  benchmark::RegisterBenchmark(name.c_str(),
+                               [body](benchmark::State& st) {
+                                 std::size_t i = 0;
+                                 for (auto _ : st) {
+                                   body(i);
+                                   benchmark::ClobberMemory();
+                                   i = (i + 1) % kStates;
+                                 }
+                               })
+      ->Unit(benchmark::kNanosecond);
+}
+
+void register_benchmarks(std::vector<std::unique_ptr<Case>>& cases) {
+  for (auto& cp : cases) {
+    Case* c = cp.get();
+    for (const auto& fr : kForms) {
+      if (!c->applicable(fr.form)) continue;
+      const JumpForm form = fr.form;
+      add(bench_name(*c, std::string("with:") + fr.tag), [c, form](std::size_t i) {
+        const articula::JumpResult r = jump_with(*c, i, form);
+        benchmark::DoNotOptimize(r.v_plus.data());
+      });
+      add(bench_name(*c, std::string("jump:") + fr.tag), [c, form](std::size_t i) {
+        const articula::JumpResult r = jump_without(*c, i, form);
+        benchmark::DoNotOptimize(r.v_plus.data());
+      });
+    }
+    add(bench_name(*c, "with:range_proto"), [c](std::size_t i) {
+      const VectorX v = range_with(*c, i);
+      benchmark::DoNotOptimize(v.data());
+    });
+    add(bench_name(*c, "jump:range_proto"), [c](std::size_t i) {
+      const VectorX v = range_jump(c->model, *c->pre[i], c->J[i], c->v[i]);
+      benchmark::DoNotOptimize(v.data());
+    });
+    add(bench_name(*c, "piece:rows+crba"), [c](std::size_t i) {
+      c->set->compute_rows(c->model, *c->data, c->q[i], c->v[i]);
+      benchmark::DoNotOptimize(articula::crba(c->model, *c->data, c->q[i]).data());
+      benchmark::DoNotOptimize(c->set->J().data());
+    });
+    add(bench_name(*c, "cfd:auto"), [c](std::size_t i) {
+      const articula::SolveReport r = articula::constrained_forward_dynamics(c->model, *c->data, *c->ws, *c->set,
+                                                                             c->q[i], c->v[i], c->tau[i], {},
+                                                                             ConstrainedMethod::Auto);
+      benchmark::DoNotOptimize(r.status);
+      benchmark::DoNotOptimize(c->data->ddq.data());
+    });
+  }
+}
+
+std::string fmt_us(double us) {
+  if (std::isnan(us)) return "—";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, us < 10 ? "%.2f" : "%.1f", us);
+  return buf;
+}
+
+JumpForm auto_pick(const Case& c) { return jump_without(c, 0, JumpForm::Auto).form; }
+
+void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collector& col) {
+  std::printf("\n## Summary: median CPU time per call in µs (%zu states cycled, fixed seed %u)\n\n", kStates, kSeed);
+  std::printf("articula built with %s%s\n\n", compiler().c_str(),
+              ARTICULA_BENCH_NATIVE ? ", -march=native (ARTICULA_NATIVE=ON)" : "");
+  std::printf("Each form cell: with rows + crba / jump alone. \"=full\": velocity_jump runs the full form "
+              "when m1 = 0. Pinocchio impulseDynamics (clang 14, shared/PEERS.md, quoted, not measured here; "
+              "all its rows are new, i.e. the m1 = 0 problem) / articula's fastest consistent form with rows "
+              "+ crba.\n\n");
+  std::printf("| case | nv | (m1, m2) | full | projector | minimal | locks | naive | Auto → | range prototype | rows+crba | "
+              "constrained FD (auto) | Pinocchio impulseDynamics | Pinocchio / articula |\n");
+  std::printf("|---|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|\n");
+  for (const auto& cp : cases) {
+    const Case& c = *cp;
+    double best = std::nan("");
+    std::string cells;
+    for (const auto& fr : kForms) {
+      if (!c.applicable(fr.form)) {
+        cells += (fr.form == JumpForm::Locks) ? " — |" : " =full |";
+        continue;
+      }
+      const double w = col.micros(bench_name(c, std::string("with:") + fr.tag));
+      const double j = col.micros(bench_name(c, std::string("jump:") + fr.tag));
+      if (fr.form != JumpForm::Naive && !std::isnan(w) && (std::isnan(best) || w < best)) best = w;
+      char cell[64];  // (snprintf: g++ 12 warns falsely [-Wrestrict] on " " + std::string)
+      std::snprintf(cell, sizeof cell, " %s / %s |", fmt_us(w).c_str(), fmt_us(j).c_str());
+      cells += cell;
+    }
+    const double pin = std::strcmp(c.spec->pinocchio, "—") == 0 ? std::nan("") : std::atof(c.spec->pinocchio);
+    char ratio[32] = "—";
+    if (!std::isnan(pin) && !std::isnan(best)) std::snprintf(ratio, sizeof ratio, "%.2f", pin / best);
+    char range[64];
+    std::snprintf(range, sizeof range, "%s / %s", fmt_us(col.micros(bench_name(c, "with:range_proto"))).c_str(),
+                  fmt_us(col.micros(bench_name(c, "jump:range_proto"))).c_str());
+    std::printf("| %s | %d | (%d, %d) |%s %s | %s | %s | %s | %s | %s |\n", c.spec->key, c.model.nv, c.m1, c.m2,
+                cells.c_str(), articula::to_string(auto_pick(c)).c_str(), range,
+                fmt_us(col.micros(bench_name(c, "piece:rows+crba"))).c_str(),
+                fmt_us(col.micros(bench_name(c, "cfd:auto"))).c_str(), c.spec->pinocchio, ratio);
+  }
+  std::printf("\nWhat one timed call includes (every call sets its state, cycling through the %zu states):\n", kStates);
+  std::printf("- with: ConstraintSet::compute_rows(q, v⁻) (kinematics, joint Jacobians, all rows) + crba(q) + "
+              "velocity_jump(model, data, J().topRows(m1), J().bottomRows(m2), v⁻, "
+              "JumpOptions{form, 0, {}, false}, locked)\n");
+  std::printf("- jump: velocity_jump alone, on M and rows precomputed for that state (one Data per state)\n");
+  std::printf("- range prototype: NOT a library form — benchmark-only range-space jump (tree-sparse LᵀDL of M, "
+              "S = J M⁻¹ Jᵀ, Cholesky of S), same with / alone split; not in the Pinocchio ratio\n");
+  std::printf("- rows+crba: compute_rows + crba only\n");
+  std::printf("- constrained FD: constrained_forward_dynamics(..., ConstrainedMethod::Auto) with all m1 + m2 rows "
+              "enabled (rows + crba + bias forces + solve)\n");
+  std::printf("ratio > 1: articula is faster than the quoted Pinocchio figure.\n");
+}
+
+void print_setup(const std::vector<std::unique_ptr<Case>>& cases) {
+  std::printf("# bench_activation — articula %s, %s\n\n", compiler().c_str(),
+              ARTICULA_BENCH_NATIVE ? "-march=native" : "no -march=native");
+  for (const auto& cp : cases) {
+    const Case& c = *cp;
+    std::printf("%-12s nv %2d  m1 %2d  m2 %2d  persistent:", c.spec->key, c.model.nv, c.m1, c.m2);
+    for (const auto& it : c.spec->persistent) std::printf(" %s", it.name);
+    std::printf("  new:");
+    for (const auto& it : c.spec->added) std::printf(" %s", it.name);
+    if (!c.locked.empty()) {
+      std::printf("  locked dofs:");
+      for (int d : c.locked) std::printf(" %d", d);
+    }
+    std::printf("\n");
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool check_only = false;
+  std::vector<char*> args;
+  args.push_back(argv[0]);
+  static char rep[] = "--benchmark_repetitions=5";
+  static char agg[] = "--benchmark_display_aggregates_only=true";
+  static char mintime[] = "--benchmark_min_time=0.1";
+  args.push_back(rep);
+  args.push_back(agg);
+  args.push_back(mintime);
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--check_only") == 0)
+      check_only = true;
+    else
+      args.push_back(argv[i]);
+  }
+  int n = static_cast<int>(args.size());
+  benchmark::Initialize(&n, args.data());
+  if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 1;
+
+  std::vector<std::unique_ptr<Case>> cases;
+  for (const auto& spec : case_specs()) {
+    try {
+      cases.push_back(make_case(spec));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "bench_activation: cannot set up %s: %s\n", spec.key, e.what());
+      return 1;
+    }
+  }
+  print_setup(cases);
+  sanity_check(cases);
+  if (check_only) return 0;
+
+  benchmark::AddCustomContext("articula compiler", compiler());
+  benchmark::AddCustomContext("articula -march=native", ARTICULA_BENCH_NATIVE ? "yes" : "no");
+  register_benchmarks(cases);
+  Collector collector;
+  benchmark::RunSpecifiedBenchmarks(&collector);
+  print_summary(cases, collector);
+  benchmark::Shutdown();
+  return 0;
+}

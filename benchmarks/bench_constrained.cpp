@@ -1,0 +1,476 @@
+// bench_constrained: articula's exact constrained forward dynamics (KKT, range-space,
+// null-space, auto) against MuJoCo 2.2.2's soft equality constraints (when found at
+// configure time) on the robots of models/ with frames held in the world, the same 256
+// random states (fixed seed, the states of bench_dynamics) for every engine.
+// See README.md beside this file.
+//
+// Usage: bench_constrained [--check_only] [Google Benchmark flags]
+//   --check_only  print the sanity check (residuals, statuses, MuJoCo's rows) and exit.
+//   --no_check    skip the sanity check (e.g. for a profiler run of one benchmark).
+// Defaults prepended to the command line (later flags override them):
+//   --benchmark_repetitions=5 --benchmark_display_aggregates_only=true --benchmark_min_time=0.1
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "articula/articula.hpp"
+#include "peer.hpp"
+#ifdef ARTICULA_HAVE_MUJOCO
+#include "peer_mujoco_constrained.hpp"
+#endif
+
+namespace {
+
+using articula::AxisMask;
+using articula::BaseType;
+using articula::ConstrainedMethod;
+using articula::VectorX;
+namespace ab = articula::bench;
+
+constexpr std::size_t kStates = 256;
+constexpr unsigned kSeed = 20240917u;  // the seed of bench_dynamics: the same states
+
+struct HeldFrame {
+  const char* frame;
+  bool weld;  // weld (6 rows) or point (3 rows)
+};
+
+struct CaseSpec {
+  const char* key;
+  const char* file;
+  BaseType base;
+  std::vector<HeldFrame> frames;
+  const char* pinocchio;  // Pinocchio constraintDynamics, clang 14 (shared/PEERS.md, quoted)
+};
+
+const std::vector<CaseSpec>& case_specs() {
+  static const std::vector<CaseSpec> specs = {
+      {"talos", "talos_reduced.urdf", BaseType::Floating, {{"left_sole_link", true}, {"right_sole_link", true}}, "12.5"},
+      {"solo12", "solo12.urdf", BaseType::Floating,
+       {{"FL_FOOT", false}, {"FR_FOOT", false}, {"HL_FOOT", false}, {"HR_FOOT", false}}, "5.34"},
+      {"panda", "panda.urdf", BaseType::Fixed, {{"panda_hand", true}}, "2.47"},
+      {"ur5", "ur5.urdf", BaseType::Fixed, {{"tool0", false}}, "1.91"},
+      {"pendulum3r", "pendulum3r.urdf", BaseType::Fixed, {{"tip", false}}, "—"},
+  };
+  return specs;
+}
+
+struct MethodRow {
+  const char* tag;  // benchmark name part
+  ConstrainedMethod method;
+};
+constexpr MethodRow kMethods[] = {
+    {"kkt", ConstrainedMethod::Kkt},
+    {"range", ConstrainedMethod::RangeSpace},
+    {"null", ConstrainedMethod::NullSpace},
+    {"auto", ConstrainedMethod::Auto},
+};
+
+std::string compiler() {
+#if defined(__clang__)
+  return std::string("clang++ ") + __clang_version__;
+#elif defined(__GNUC__)
+  return std::string("g++ ") + __VERSION__;
+#else
+  return "unknown compiler";
+#endif
+}
+
+std::string models_dir() {
+  if (const char* env = std::getenv("ARTICULA_MODELS_DIR")) return env;
+  return ARTICULA_BENCH_MODELS_DIR;
+}
+
+struct Case {
+  const CaseSpec* spec = nullptr;
+  articula::Model model;
+  std::unique_ptr<articula::Data> data;
+  std::unique_ptr<articula::ConstraintSet> set;
+  std::unique_ptr<articula::ConstrainedWorkspace> ws;
+  std::vector<VectorX> q, v, tau;
+  VectorX zero;  // (nv) v̇ = 0 for the bias-force piece
+  std::string peer_engine = "MuJoCo 2.2.2";
+#ifdef ARTICULA_HAVE_MUJOCO
+  std::unique_ptr<ab::ConstrainedPeer> peer;
+#endif
+  std::string peer_skipped;
+};
+
+std::unique_ptr<Case> make_case(const CaseSpec& spec) {
+  auto c = std::make_unique<Case>();
+  c->spec = &spec;
+  const std::string path = models_dir() + "/" + spec.file;
+  c->model = articula::load_urdf(path, spec.base);
+  const articula::Model& m = c->model;
+  c->data = std::make_unique<articula::Data>(m);
+  c->set = std::make_unique<articula::ConstraintSet>(m);
+  for (const auto& f : spec.frames)
+    c->set->emplace<articula::FrameConstraint>(f.frame, f.frame, f.weld ? AxisMask::weld() : AxisMask::point());
+  int rows = 0;
+  for (const auto& f : spec.frames) rows += f.weld ? 6 : 3;
+  c->ws = std::make_unique<articula::ConstrainedWorkspace>(m, rows);
+  c->zero = VectorX::Zero(m.nv);
+
+  // The states of bench_dynamics (same generator, same order of draws; a is drawn and dropped).
+  std::mt19937 rng(kSeed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (std::size_t i = 0; i < kStates; ++i) {
+    c->q.push_back(articula::random_configuration(m, rng));
+    VectorX v(m.nv), a(m.nv), tau(m.nv);
+    for (int k = 0; k < m.nv; ++k) v[k] = u(rng);
+    for (int k = 0; k < m.nv; ++k) a[k] = u(rng);
+    for (int k = 0; k < m.nv; ++k) tau[k] = u(rng);
+    c->v.push_back(v);
+    c->tau.push_back(tau);
+  }
+
+  // The peer's problem: joints by name, states in articula's conventions, frames by body.
+  ab::PeerProblem p;
+  p.key = spec.key;
+  p.urdf_path = path;
+  p.floating = spec.base == BaseType::Floating;
+  p.nq = m.nq;
+  p.nv = m.nv;
+  p.nstates = kStates;
+  std::string unsupported;
+  for (int j = 0; j < m.njoints; ++j) {
+    const auto ju = static_cast<std::size_t>(j);
+    ab::PeerJoint pj;
+    pj.name = m.joint_names[ju];
+    pj.idx_q = m.idx_q[ju];
+    pj.idx_v = m.idx_v[ju];
+    switch (m.joint_types[ju]) {
+      case articula::JointType::FreeFlyer:
+        pj.kind = ab::PeerJoint::Kind::FreeFlyer;
+        p.root_link = m.body_names[ju];
+        break;
+      case articula::JointType::Revolute:
+      case articula::JointType::Continuous:
+      case articula::JointType::Prismatic: pj.kind = ab::PeerJoint::Kind::Scalar; break;
+      default: unsupported = pj.name;
+    }
+    p.joints.push_back(pj);
+  }
+  for (std::size_t i = 0; i < kStates; ++i) {
+    p.q.insert(p.q.end(), c->q[i].data(), c->q[i].data() + m.nq);
+    p.v.insert(p.v.end(), c->v[i].data(), c->v[i].data() + m.nv);
+    p.tau.insert(p.tau.end(), c->tau[i].data(), c->tau[i].data() + m.nv);
+  }
+#ifdef ARTICULA_HAVE_MUJOCO
+  // MuJoCo fuses fixed links into their parent body, as articula does: the equality is
+  // attached to the body carrying the frame, at the frame's origin in that body.
+  std::vector<ab::EqualitySpec> eqs;
+  for (const auto& f : spec.frames) {
+    const articula::Frame& fr = m.frames[static_cast<std::size_t>(m.frame_id(f.frame))];
+    ab::EqualitySpec e;
+    e.name = f.frame;
+    e.body = fr.parent == articula::kWorld ? "world" : m.body_names[static_cast<std::size_t>(fr.parent)];
+    for (int k = 0; k < 3; ++k) e.anchor[k] = fr.placement.p[k];
+    e.weld = f.weld;
+    eqs.push_back(e);
+  }
+  if (!unsupported.empty()) {
+    c->peer_skipped = "joint '" + unsupported + "' has a type the peer adapter does not map";
+  } else {
+    try {
+      c->peer = ab::make_mujoco_constrained_peer(p, eqs);
+    } catch (const std::exception& e) {
+      c->peer_skipped = e.what();
+    }
+  }
+#else
+  c->peer_skipped = "not found at configure time (mujoco/mujoco.h + libmujoco)";
+#endif
+  return c;
+}
+
+articula::SolveReport solve(Case& c, std::size_t i, ConstrainedMethod method) {
+  return articula::constrained_forward_dynamics(c.model, *c.data, *c.ws, *c.set, c.q[i], c.v[i], c.tau[i], {},
+                                                method);
+}
+
+// ---------------------------------------------------------------- sanity check
+
+void sanity_check(std::vector<std::unique_ptr<Case>>& cases) {
+  std::printf("\n## Sanity check over the %zu states\n\n", kStates);
+  std::printf("articula: max ‖J v̇ + γ‖∞ (γ with the Baumgarte terms), relative to max |γ|; statuses; "
+              "max |v̇ − v̇_kkt|\n\n");
+  std::printf("| case | rows | rank | method | max ‖J v̇ + γ‖∞ | (rel) | statuses | max |v̇ − v̇_kkt| |\n");
+  std::printf("|---|---:|---:|---|---:|---:|---|---:|\n");
+  for (auto& cp : cases) {
+    Case& c = *cp;
+    std::vector<VectorX> kkt(kStates);
+    for (const auto& mr : kMethods) {
+      double res = 0.0, gmax = 0.0, dv = 0.0;
+      int rank_min = 1 << 30;
+      std::map<std::string, int> statuses;
+      std::map<std::string, int> used;
+      for (std::size_t i = 0; i < kStates; ++i) {
+        const articula::SolveReport r = solve(c, i, mr.method);
+        const VectorX jr = c.set->J() * c.data->ddq + c.set->gamma();
+        res = std::max(res, jr.cwiseAbs().maxCoeff());
+        gmax = std::max(gmax, c.set->gamma().cwiseAbs().maxCoeff());
+        rank_min = std::min(rank_min, r.rank);
+        ++statuses[articula::to_string(r.status)];
+        ++used[articula::to_string(r.method)];
+        if (mr.method == ConstrainedMethod::Kkt)
+          kkt[i] = c.data->ddq;
+        else
+          dv = std::max(dv, (c.data->ddq - kkt[i]).cwiseAbs().maxCoeff());
+      }
+      std::string st, meth = mr.tag;
+      for (const auto& [k, n] : statuses) st += (st.empty() ? "" : ", ") + k + " " + std::to_string(n);
+      if (mr.method == ConstrainedMethod::Auto) {
+        meth += " →";
+        for (const auto& [k, n] : used) meth += " " + k;
+      }
+      char dvs[32] = "—";
+      if (mr.method != ConstrainedMethod::Kkt) std::snprintf(dvs, sizeof dvs, "%.2e", dv);
+      std::printf("| %s | %d | %d | %s | %.2e | %.1e | %s | %s |\n", c.spec->key, c.set->dim(), rank_min,
+                  meth.c_str(), res, gmax > 0 ? res / gmax : res, st.c_str(), dvs);
+    }
+  }
+  std::printf("\nMuJoCo (soft equalities): rows instantiated, solver iterations, max |efc_pos| (targets set "
+              "per state: ~0), max |J q̈ − a_ref| (the soft constraint's acceleration violation) against the "
+              "same with the unconstrained q̈; max |Δq̈| rebuilt model vs the URDF model, equalities off\n\n");
+  std::printf("| case | nefc | iterations (max) | max |efc_pos| | max |J q̈ − a_ref| | unconstrained | ratio | model Δq̈ |\n");
+  std::printf("|---|---|---:|---:|---:|---:|---:|---:|\n");
+  for (auto& cp : cases) {
+#ifdef ARTICULA_HAVE_MUJOCO
+    if (cp->peer) {
+      const ab::ConstrainedPeerCheck k = cp->peer->check();
+      std::printf("| %s | %d–%d | %d | %.1e | %.3g | %.3g | %.1e | %.1e |\n", cp->spec->key, k.nefc_min, k.nefc_max,
+                  k.iter_max, k.pos_violation, k.acc_gap, k.acc_gap_free,
+                  k.acc_gap_free > 0 ? k.acc_gap / k.acc_gap_free : 0.0, k.model_diff);
+      continue;
+    }
+#endif
+    std::printf("| %s | SKIPPED: %s |||||||\n", cp->spec->key, cp->peer_skipped.c_str());
+  }
+  std::printf("\n");
+}
+
+// ---------------------------------------------------------------- timing
+
+// Keeps the console output and records, per benchmark, the median over repetitions of
+// the CPU time per call (or, with one repetition, that run). As in bench_dynamics.
+class Collector : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    ConsoleReporter::ReportRuns(runs);
+    for (const Run& r : runs) {
+      if (r.error_occurred) continue;
+      const double ns = r.GetAdjustedCPUTime() / benchmark::GetTimeUnitMultiplier(r.time_unit) * 1e9;
+      const std::string& name = r.run_name.function_name;
+      if (r.run_type == Run::RT_Aggregate) {
+        if (r.aggregate_name == "median") median_[name] = ns;
+      } else {
+        samples_[name].push_back(ns);
+      }
+    }
+  }
+  double micros(const std::string& name) const {
+    if (const auto it = median_.find(name); it != median_.end()) return it->second * 1e-3;
+    if (const auto it = samples_.find(name); it != samples_.end() && !it->second.empty()) {
+      std::vector<double> s = it->second;
+      std::nth_element(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(s.size() / 2), s.end());
+      return s[s.size() / 2] * 1e-3;
+    }
+    return std::nan("");
+  }
+
+ private:
+  std::map<std::string, double> median_;
+  std::map<std::string, std::vector<double>> samples_;
+};
+
+std::string bench_name(const Case& c, const std::string& call) { return std::string(c.spec->key) + "/" + call; }
+
+template <typename F>
+void add(const std::string& name, F body) {
+  benchmark::RegisterBenchmark(name.c_str(),
+                               [body](benchmark::State& st) {
+                                 std::size_t i = 0;
+                                 for (auto _ : st) {
+                                   body(i);
+                                   benchmark::ClobberMemory();
+                                   i = (i + 1) % kStates;
+                                 }
+                               })
+      ->Unit(benchmark::kNanosecond);
+}
+
+void register_benchmarks(std::vector<std::unique_ptr<Case>>& cases) {
+  for (auto& cp : cases) {
+    Case* c = cp.get();
+    for (const auto& mr : kMethods) {
+      const ConstrainedMethod method = mr.method;
+      add(bench_name(*c, std::string("articula:") + mr.tag), [c, method](std::size_t i) {
+        const articula::SolveReport r = solve(*c, i, method);
+        benchmark::DoNotOptimize(r.status);
+        benchmark::DoNotOptimize(c->data->ddq.data());
+      });
+    }
+    add(bench_name(*c, "articula:aba"), [c](std::size_t i) {
+      benchmark::DoNotOptimize(articula::aba(c->model, *c->data, c->q[i], c->v[i], c->tau[i]).data());
+    });
+    // Pieces of the constrained call, to see where its time goes.
+    add(bench_name(*c, "piece:rows"), [c](std::size_t i) {
+      c->set->compute_rows(c->model, *c->data, c->q[i], c->v[i]);
+      benchmark::DoNotOptimize(c->set->J().data());
+    });
+    add(bench_name(*c, "piece:crba"), [c](std::size_t i) {
+      benchmark::DoNotOptimize(articula::crba(c->model, *c->data, c->q[i]).data());
+    });
+    add(bench_name(*c, "piece:bias"), [c](std::size_t i) {
+      benchmark::DoNotOptimize(articula::rnea(c->model, *c->data, c->q[i], c->v[i], c->zero).data());
+    });
+#ifdef ARTICULA_HAVE_MUJOCO
+    if (c->peer) {
+      ab::ConstrainedPeer* peer = c->peer.get();
+      add(bench_name(*c, std::string(peer->key()) + ":mj_forward"), [peer](std::size_t i) { peer->run(i); });
+    }
+#endif
+  }
+}
+
+std::string fmt_us(double us) {
+  if (std::isnan(us)) return "skipped";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, us < 10 ? "%.2f" : "%.1f", us);
+  return buf;
+}
+
+void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collector& col) {
+  std::printf("\n## Summary: median CPU time per call in µs (%zu states cycled, fixed seed %u)\n\n", kStates, kSeed);
+  std::printf("articula built with %s%s\n\n", compiler().c_str(),
+              ARTICULA_BENCH_NATIVE ? ", -march=native (ARTICULA_NATIVE=ON)" : "");
+  std::printf("| case | nv | rows | kkt | range | null | auto | ABA (no rows) | MuJoCo 2.2.2 soft | "
+              "MuJoCo / articula best | Pinocchio clang 14 (quoted) | Pinocchio / articula best |\n");
+  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (const auto& cp : cases) {
+    const Case& c = *cp;
+    double best = std::nan("");
+    std::string cells;
+    for (const auto& mr : kMethods) {
+      const double t = col.micros(bench_name(c, std::string("articula:") + mr.tag));
+      if (!std::isnan(t) && (std::isnan(best) || t < best)) best = t;
+      cells += " " + fmt_us(t) + " |";
+    }
+    const double aba = col.micros(bench_name(c, "articula:aba"));
+    const double mj = col.micros(bench_name(c, "mujoco:mj_forward"));
+    char r_mj[32] = "—", r_pin[32] = "—";
+    if (!std::isnan(mj) && !std::isnan(best)) std::snprintf(r_mj, sizeof r_mj, "%.2f", mj / best);
+    const double pin = std::strcmp(c.spec->pinocchio, "—") == 0 ? std::nan("") : std::atof(c.spec->pinocchio);
+    if (!std::isnan(pin) && !std::isnan(best)) std::snprintf(r_pin, sizeof r_pin, "%.2f", pin / best);
+    std::printf("| %s | %d | %d |%s %s | %s | %s | %s | %s |\n", c.spec->key, c.model.nv, c.set->dim(), cells.c_str(),
+                fmt_us(aba).c_str(), fmt_us(mj).c_str(), r_mj, c.spec->pinocchio, r_pin);
+  }
+  std::printf("\nPieces of the articula call (µs): rows = ConstraintSet::compute_rows (kinematics at v̇ = 0, "
+              "joint Jacobians, frame rows); crba = M; bias = rnea(q, v, 0)\n\n");
+  std::printf("| case | rows | crba | bias | sum | range − sum | null − sum | kkt − sum |\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (const auto& cp : cases) {
+    const Case& c = *cp;
+    const double rows = col.micros(bench_name(c, "piece:rows")), crba = col.micros(bench_name(c, "piece:crba")),
+                 bias = col.micros(bench_name(c, "piece:bias"));
+    const double sum = rows + crba + bias;
+    std::printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", c.spec->key, fmt_us(rows).c_str(), fmt_us(crba).c_str(),
+                fmt_us(bias).c_str(), fmt_us(sum).c_str(),
+                fmt_us(col.micros(bench_name(c, "articula:range")) - sum).c_str(),
+                fmt_us(col.micros(bench_name(c, "articula:null")) - sum).c_str(),
+                fmt_us(col.micros(bench_name(c, "articula:kkt")) - sum).c_str());
+  }
+  std::printf("\nWhat one timed call includes (every call sets its state, cycling through the %zu states):\n", kStates);
+  std::printf("- articula kkt/range/null/auto: constrained_forward_dynamics(model, data, ws, set, q, v, tau, {}, "
+              "method) = ConstraintSet::compute_rows (forward kinematics at v̇ = 0, joint Jacobians, frame "
+              "rows J, γ + Baumgarte terms) + crba + rnea(q, v, 0) + the method's factorization and solves + "
+              "the residual in the report\n");
+  std::printf("- articula aba: aba(model, data, q, v, tau), no constraint (scale)\n");
+#ifdef ARTICULA_HAVE_MUJOCO
+  for (const auto& cp : cases)
+    if (cp->peer) {
+      std::printf("- MuJoCo 2.2.2 mj_forward: %s\n", cp->peer->includes().c_str());
+      break;
+    }
+#endif
+  std::printf("- Pinocchio: constraintDynamics (exact, clang 14), quoted from shared/PEERS.md, not measured here.\n");
+  std::printf("ratio > 1: articula's fastest method is faster than that peer.\n");
+}
+
+void print_setup(const std::vector<std::unique_ptr<Case>>& cases) {
+  std::printf("# bench_constrained — articula %s, %s\n\n", compiler().c_str(),
+              ARTICULA_BENCH_NATIVE ? "-march=native" : "no -march=native");
+  for (const auto& cp : cases) {
+    const Case& c = *cp;
+    std::printf("%-10s nv %2d rows %2d (", c.spec->key, c.model.nv, c.set->dim());
+    for (const auto& f : c.spec->frames) {
+      const articula::Frame& fr = c.model.frames[static_cast<std::size_t>(c.model.frame_id(f.frame))];
+      std::printf(" %s %s on %s", f.frame, f.weld ? "weld" : "point",
+                  fr.parent == articula::kWorld ? "world" : c.model.body_names[static_cast<std::size_t>(fr.parent)].c_str());
+    }
+    std::printf(" ); Auto picks %s\n", articula::to_string(articula::choose_method(c.model, c.set->dim())).c_str());
+#ifdef ARTICULA_HAVE_MUJOCO
+    if (c.peer) {
+      std::printf("           %s: %s\n", c.peer->engine(), c.peer->notes().c_str());
+      continue;
+    }
+#endif
+    std::printf("           MuJoCo 2.2.2 rows SKIPPED: %s\n", c.peer_skipped.c_str());
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool check_only = false, no_check = false;
+  std::vector<char*> args;
+  args.push_back(argv[0]);
+  static char rep[] = "--benchmark_repetitions=5";
+  static char agg[] = "--benchmark_display_aggregates_only=true";
+  static char mintime[] = "--benchmark_min_time=0.1";
+  args.push_back(rep);
+  args.push_back(agg);
+  args.push_back(mintime);
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--check_only") == 0)
+      check_only = true;
+    else if (std::strcmp(argv[i], "--no_check") == 0)
+      no_check = true;
+    else
+      args.push_back(argv[i]);
+  }
+  int n = static_cast<int>(args.size());
+  benchmark::Initialize(&n, args.data());
+  if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 1;
+
+  std::vector<std::unique_ptr<Case>> cases;
+  for (const auto& spec : case_specs()) {
+    try {
+      cases.push_back(make_case(spec));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "bench_constrained: cannot set up %s: %s\n", spec.key, e.what());
+      return 1;
+    }
+  }
+  print_setup(cases);
+  if (!no_check) sanity_check(cases);
+  if (check_only) return 0;
+
+  benchmark::AddCustomContext("articula compiler", compiler());
+  benchmark::AddCustomContext("articula -march=native", ARTICULA_BENCH_NATIVE ? "yes" : "no");
+  register_benchmarks(cases);
+  Collector collector;
+  benchmark::RunSpecifiedBenchmarks(&collector);
+  print_summary(cases, collector);
+  benchmark::Shutdown();
+  return 0;
+}

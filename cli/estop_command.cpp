@@ -1,0 +1,395 @@
+// `articula estop`: the brake / emergency-stop study (library: study/brake_study.hpp), run
+// with the consistent velocity jump and with the naive one, side by side, plus CSV logs.
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "articula/articula.hpp"
+#include "commands.hpp"
+
+namespace articula::cli {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr double kRadToDeg = 180.0 / 3.14159265358979323846;
+
+struct EstopOptions {
+  std::string model;
+  std::string q0, v0, brakes, flange;
+  std::optional<double> duration, dt;
+  std::string output = "articula_out";
+  std::string jump = "both";
+  bool pendulum = false;
+};
+
+// The bundled models/ folder: $ARTICULA_MODELS_DIR, then <exe>/../share/articula/models (an
+// install, wherever it was moved), then the source tree and the configured install prefix
+// (compile-time paths). Throws std::runtime_error listing the places tried.
+fs::path bundled_models_dir() {
+  std::vector<fs::path> tried;
+  if (const char* env = std::getenv("ARTICULA_MODELS_DIR"); env && *env) tried.emplace_back(env);
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) tried.push_back(exe.parent_path().parent_path() / "share" / "articula" / "models");
+#ifdef ARTICULA_MODELS_DIR
+  tried.emplace_back(ARTICULA_MODELS_DIR);
+#endif
+#ifdef ARTICULA_INSTALL_MODELS_DIR
+  tried.emplace_back(ARTICULA_INSTALL_MODELS_DIR);
+#endif
+  std::string list;
+  for (const fs::path& p : tried) {
+    if (fs::is_regular_file(p / "rx130_standin.urdf", ec)) return p;
+    list += "\n  " + p.string();
+  }
+  throw std::runtime_error("cannot find the bundled models (rx130_standin.urdf); looked in:" + list +
+                           "\nset ARTICULA_MODELS_DIR or give --model");
+}
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
+}
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, sep)) out.push_back(trim(item));
+  return out;
+}
+
+double parse_number(const std::string& option, const std::string& token) {
+  char* end = nullptr;
+  const double x = std::strtod(token.c_str(), &end);
+  if (token.empty() || end != token.c_str() + token.size() || !std::isfinite(x))
+    throw std::invalid_argument(option + ": '" + token + "' is not a number");
+  return x;
+}
+
+// "a,b,c" → vector.
+VectorX parse_vector(const std::string& option, const std::string& text) {
+  const std::vector<std::string> tokens = split(text, ',');
+  VectorX x(static_cast<Eigen::Index>(tokens.size()));
+  for (std::size_t i = 0; i < tokens.size(); ++i) x[static_cast<Eigen::Index>(i)] = parse_number(option, tokens[i]);
+  return x;
+}
+
+// "joint_1@0.05,joint_2+joint_3@0.1" → events (joints joined by '+' lock together).
+std::vector<BrakeEvent> parse_brakes(const std::string& text) {
+  std::vector<BrakeEvent> events;
+  for (const std::string& item : split(text, ',')) {
+    const auto at = item.rfind('@');
+    if (at == std::string::npos || at == 0)
+      throw std::invalid_argument("--brakes: '" + item + "' is not JOINT@SECONDS (e.g. joint_1@0.05)");
+    BrakeEvent e;
+    e.time = parse_number("--brakes", trim(item.substr(at + 1)));
+    for (const std::string& j : split(item.substr(0, at), '+')) {
+      if (j.empty()) throw std::invalid_argument("--brakes: '" + item + "' has an empty joint name");
+      e.joints.push_back(j);
+    }
+    events.push_back(std::move(e));
+  }
+  if (events.empty()) throw std::invalid_argument("--brakes: no brake given");
+  return events;
+}
+
+std::string join(const std::vector<std::string>& parts, const char* sep) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
+  return out;
+}
+
+std::string fmt(const char* f, double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, x);
+  return buf;
+}
+
+// Column names of q and v: the joint name, with [k] for multi-coordinate joints.
+std::vector<std::string> coordinate_names(const Model& model, bool velocity) {
+  std::vector<std::string> out;
+  for (Index j = 0; j < model.njoints; ++j) {
+    const int n = velocity ? model.nv_joint[j] : model.nq_joint[j];
+    for (int k = 0; k < n; ++k) {
+      std::string name = model.joint_names[j];
+      if (n > 1) name.append("[").append(std::to_string(k)).append("]");
+      out.push_back(std::move(name));
+    }
+  }
+  return out;
+}
+
+// Writes the trajectory CSV through a temporary file in the same folder, renamed over the
+// target only once complete, so an interrupted run never leaves a partial file.
+void write_csv(const fs::path& path, const Model& model, const BrakeStudyResult& r) {
+  const fs::path tmp = path.parent_path() / ("." + path.filename().string() + ".tmp" + std::to_string(::getpid()));
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write " + tmp.string());
+    out << "t";
+    for (const auto& n : coordinate_names(model, false)) out << ",q." << n;
+    for (const auto& n : coordinate_names(model, true)) out << ",v." << n;
+    out << ",kinetic_energy,flange.x,flange.y,flange.z\n";
+    char buf[32];
+    auto put = [&](double x) {
+      std::snprintf(buf, sizeof buf, "%.12g", x);
+      out << buf;
+    };
+    for (const BrakeSample& s : r.trajectory) {
+      put(s.t);
+      for (Eigen::Index i = 0; i < s.q.size(); ++i) out << ',', put(s.q[i]);
+      for (Eigen::Index i = 0; i < s.v.size(); ++i) out << ',', put(s.v[i]);
+      out << ',', put(s.kinetic_energy);
+      for (int i = 0; i < 3; ++i) out << ',', put(s.flange[i]);
+      out << '\n';
+    }
+    out.flush();
+    if (!out) {
+      out.close();
+      fs::remove(tmp);
+      throw std::runtime_error("write error on " + tmp.string());
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp);
+    throw std::runtime_error("cannot rename " + tmp.string() + " to " + path.string() + ": " + ec.message());
+  }
+}
+
+struct Column {
+  std::string label;
+  BrakeStudyResult result;
+};
+
+void print_report(const Model& model, const BrakeStudyConfig& cfg, const std::vector<Column>& cols) {
+  const auto& names = coordinate_names(model, false);
+  auto joint_unit_scale = [&](int iq) {
+    const Index j = [&] {
+      for (Index k = 0; k < model.njoints; ++k)
+        if (iq >= model.idx_q[k] && iq < model.idx_q[k] + model.nq_joint[k]) return k;
+      return Index{0};
+    }();
+    const JointType t = model.joint_types[j];
+    const bool angle = t == JointType::Revolute || t == JointType::Continuous;
+    return std::pair<const char*, double>{angle ? "deg" : (t == JointType::Prismatic ? "m" : "-"),
+                                          angle ? kRadToDeg : 1.0};
+  };
+  std::printf("articula estop: %s, drives off (tau = 0), gravity on, brakes engage one by one\n", model.name.c_str());
+  std::printf("  model   %s (nv %d, %.6g kg)\n", cfg.urdf.c_str(), model.nv, model.total_mass());
+  std::string q0, v0;
+  for (Eigen::Index i = 0; i < cfg.q0.size(); ++i)
+    q0 += (i ? ", " : "") + fmt("%.4g", cfg.q0[i] * joint_unit_scale(static_cast<int>(i)).second);
+  for (Eigen::Index i = 0; i < cfg.v0.size(); ++i) v0 += (i ? ", " : "") + fmt("%.4g", cfg.v0[i]);
+  std::printf("  start   q0 = (%s) deg\n          v0 = (%s) rad/s\n", q0.c_str(), v0.c_str());
+  std::string brakes;
+  for (const BrakeEvent& e : cfg.events) brakes += (brakes.empty() ? "" : ", ") + join(e.joints, "+") + " @ " + fmt("%g s", e.time);
+  std::printf("  brakes  %s\n", brakes.c_str());
+  std::printf("  run     RK4, dt %g ms, %g s; flange frame '%s'\n\n", cfg.dt * 1e3, cfg.duration,
+              cols.front().result.flange_frame.c_str());
+
+  // Brake events.
+  std::printf("Brake events: kinetic energy [J] before -> after the jump, and the momentum residual\n"
+              "|P_kerJ M dv|_inf [kg m^2/s] on the joints still free (0 = momentum balanced)\n\n");
+  std::printf("%-7s %-16s", "", "");
+  for (const Column& c : cols) std::printf(" | %-36s", c.label.c_str());
+  std::printf("\n%-7s %-16s", "t [s]", "brake");
+  for (std::size_t k = 0; k < cols.size(); ++k) std::printf(" | %10s %10s %14s", "KE before", "KE after", "mom. residual");
+  std::printf("\n");
+  const std::size_t nev = cols.front().result.events.size();
+  for (std::size_t e = 0; e < nev; ++e) {
+    const BrakeEventRecord& r0 = cols.front().result.events[e];
+    std::printf("%-7.3f %-16s", r0.time, join(r0.joints, "+").c_str());
+    for (const Column& c : cols) {
+      if (e < c.result.events.size()) {
+        const BrakeEventRecord& r = c.result.events[e];
+        std::printf(" | %10.3f %10.3f %14.2e", r.kinetic_before, r.kinetic_after, r.momentum_residual);
+      } else {
+        std::printf(" | %-36s", "(not reached)");
+      }
+    }
+    std::printf("\n");
+  }
+
+  // Final state.
+  std::printf("\nAt t = %g s%*s", cfg.duration, 29 - static_cast<int>(fmt("%g", cfg.duration).size()), "");
+  for (const Column& c : cols) std::printf(" %14s", c.label.substr(0, c.label.find(' ')).c_str());
+  if (cols.size() == 2) std::printf(" %14s", "difference");
+  std::printf("\n");
+  auto row = [&](const std::string& label, auto value, const char* f, bool difference = true) {
+    std::printf("  %-37s", label.c_str());
+    for (const Column& c : cols) std::printf(" %14s", fmt(f, value(c.result)).c_str());
+    if (cols.size() == 2 && difference)
+      std::printf(" %14s", fmt(f, value(cols[1].result) - value(cols[0].result)).c_str());
+    std::printf("\n");
+  };
+  for (int i = 0; i < model.nq; ++i) {
+    const auto [unit, scale] = joint_unit_scale(i);
+    row(names[i] + " [" + unit + "]", [&, scale = scale](const BrakeStudyResult& r) { return r.q_final[i] * scale; },
+        "%.3f");
+  }
+  const char* axis[3] = {"x", "y", "z"};
+  for (int i = 0; i < 3; ++i)
+    row(std::string("flange ") + axis[i] + " [m]", [&](const BrakeStudyResult& r) { return r.flange_final[i]; },
+        "%.4f");
+  row("flange stop distance (path) [m]", [](const BrakeStudyResult& r) { return r.stop_distance; }, "%.4f");
+  row("flange straight-line displacement [m]", [](const BrakeStudyResult& r) { return r.straight_distance; }, "%.4f");
+  row("energy drift between events (rel.)", [](const BrakeStudyResult& r) { return r.energy_drift; }, "%.1e", false);
+  if (cols.size() == 2) {
+    const double d = (cols[1].result.flange_final - cols[0].result.flange_final).norm();
+    std::printf("\nThe final flange positions differ by %.1f mm (%s vs %s).\n", d * 1e3,
+                cols[1].label.substr(0, cols[1].label.find(' ')).c_str(),
+                cols[0].label.substr(0, cols[0].label.find(' ')).c_str());
+  }
+}
+
+int run_estop(const EstopOptions& o) {
+  BrakeStudyConfig cfg;
+  const bool custom_model = !o.model.empty();
+  try {
+    cfg = o.pendulum ? default_pendulum_config(bundled_models_dir().string())
+                     : default_estop_config(custom_model ? std::string() : bundled_models_dir().string());
+  } catch (const std::exception& e) {
+    std::cerr << "articula estop: error: " << e.what() << "\n";
+    return 2;
+  }
+  Model model;
+  try {
+    if (custom_model) {
+      if (!fs::exists(o.model)) throw std::invalid_argument("--model: file not found: " + o.model);
+      cfg.urdf = o.model;
+    }
+    model = load_urdf(cfg.urdf, BaseType::Fixed);
+    // A model of another size gets a neutral start at rest unless q0/v0 are given; the
+    // default brakes and flange must exist in it.
+    if (custom_model && o.q0.empty() && cfg.q0.size() != model.nq) cfg.q0 = neutral(model);
+    if (custom_model && o.v0.empty() && cfg.v0.size() != model.nv) cfg.v0 = VectorX::Zero(model.nv);
+    if (!o.q0.empty()) cfg.q0 = parse_vector("--q0", o.q0);
+    if (!o.v0.empty()) cfg.v0 = parse_vector("--v0", o.v0);
+    if (cfg.q0.size() != model.nq)
+      throw std::invalid_argument("--q0 has " + std::to_string(cfg.q0.size()) + " values, model '" + model.name +
+                                  "' needs nq = " + std::to_string(model.nq));
+    if (cfg.v0.size() != model.nv)
+      throw std::invalid_argument("--v0 has " + std::to_string(cfg.v0.size()) + " values, model '" + model.name +
+                                  "' needs nv = " + std::to_string(model.nv));
+    if (!o.brakes.empty()) {
+      cfg.events = parse_brakes(o.brakes);
+    } else if (custom_model) {
+      for (const BrakeEvent& e : cfg.events)
+        for (const std::string& j : e.joints)
+          if (!model.has_joint(j))
+            throw std::invalid_argument("model '" + model.name + "' has no joint '" + j +
+                                        "' of the default brakes: give --brakes JOINT@SECONDS,...");
+    }
+    for (const BrakeEvent& e : cfg.events)
+      for (const std::string& j : e.joints)
+        if (!model.has_joint(j))
+          throw std::invalid_argument("--brakes: unknown joint '" + j + "' (model '" + model.name +
+                                      "' has: " + join(model.joint_names, ", ") + ")");
+    if (!o.flange.empty()) {
+      if (!model.has_frame(o.flange))
+        throw std::invalid_argument("--flange: model '" + model.name + "' has no frame '" + o.flange + "'");
+      cfg.flange_frame = o.flange;
+    } else if (!model.has_frame(cfg.flange_frame)) {
+      cfg.flange_frame.clear();  // the model's last frame
+    }
+    if (o.duration) {
+      if (!(*o.duration > 0.0)) throw std::invalid_argument("--duration must be > 0 s, got " + fmt("%g", *o.duration));
+      cfg.duration = *o.duration;
+    }
+    if (o.dt) {
+      if (!(*o.dt > 0.0)) throw std::invalid_argument("--dt must be > 0 s, got " + fmt("%g", *o.dt));
+      cfg.dt = *o.dt;
+    }
+    for (const BrakeEvent& e : cfg.events)
+      if (e.time < 0.0 || e.time > cfg.duration)
+        throw std::invalid_argument("--brakes: " + join(e.joints, "+") + " at " + fmt("%g", e.time) +
+                                    " s is outside the run [0, " + fmt("%g", cfg.duration) + "] s");
+  } catch (const std::exception& e) {
+    std::cerr << "articula estop: error: " << e.what() << "\n";
+    return 2;
+  }
+
+  std::vector<Column> cols;
+  std::vector<std::pair<std::string, std::string>> runs;  // (label, file stem)
+  try {
+    if (o.jump != "naive") {
+      BrakeStudyConfig c = cfg;
+      c.jump = JumpForm::Auto;
+      cols.push_back({"consistent (momentum balance)", run_brake_study(model, c)});
+      runs.emplace_back("consistent", "estop_consistent");
+    }
+    if (o.jump != "consistent") {
+      BrakeStudyConfig c = cfg;
+      c.jump = JumpForm::Naive;
+      cols.push_back({"naive (locked rates zeroed)", run_brake_study(model, c)});
+      runs.emplace_back("naive", "estop_naive");
+    }
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "articula estop: error: " << e.what() << "\n";
+    return 2;
+  }
+  print_report(model, cfg, cols);
+
+  int code = 0;
+  for (const Column& c : cols)
+    if (!c.result.ok) {
+      std::fprintf(stderr, "articula estop: the %s run stopped early: %s\n", c.label.c_str(), c.result.message.c_str());
+      code = 1;
+    }
+  try {
+    const fs::path dir(o.output);
+    fs::create_directories(dir);
+    std::printf("\n");
+    for (std::size_t k = 0; k < cols.size(); ++k) {
+      const fs::path path = dir / (runs[k].second + ".csv");
+      write_csv(path, model, cols[k].result);
+      std::printf("Wrote %s (%zu rows)\n", path.string().c_str(), cols[k].result.trajectory.size());
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "articula estop: error writing the CSV files: " << e.what() << "\n";
+    return 1;
+  }
+  return code;
+}
+
+}  // namespace
+
+Command add_estop_command(CLI::App& app) {
+  auto* sub = app.add_subcommand(
+      "estop", "Emergency-stop study: brakes lock joints one by one; consistent vs naive velocity jumps");
+  auto o = std::make_shared<EstopOptions>();
+  auto* model = sub->add_option("--model", o->model, "URDF file (default: the bundled rx130_standin.urdf)");
+  sub->add_option("--q0", o->q0, "Initial joint positions, comma-separated (rad / m), nq values");
+  sub->add_option("--v0", o->v0, "Initial joint velocities, comma-separated (rad/s / m/s), nv values");
+  sub->add_option("--brakes", o->brakes,
+                  "Brake events JOINT@SECONDS, comma-separated; JOINT_A+JOINT_B@T locks both at T "
+                  "(default: joint_1@0.05,joint_2@0.10,joint_3@0.15)");
+  sub->add_option("--duration", o->duration, "Simulated time [s] (default 0.5; 1 with --pendulum)");
+  sub->add_option("--dt", o->dt, "RK4 step [s] (default 0.001)");
+  sub->add_option("--flange", o->flange, "Frame whose origin is tracked (default: flange; tip with --pendulum)");
+  sub->add_option("-o,--output", o->output, "Folder for estop_consistent.csv / estop_naive.csv")
+      ->capture_default_str();
+  sub->add_option("--jump", o->jump, "Which velocity jump to run: consistent, naive or both")
+      ->check(CLI::IsMember({"consistent", "naive", "both"}))
+      ->capture_default_str();
+  sub->add_flag("--pendulum", o->pendulum,
+                "The 3R pendulum instead: falls from horizontal at rest, joint2 locks at 0.3 s, joint3 at 0.6 s")
+      ->excludes(model);
+  return [o] { return run_estop(*o); };
+}
+
+}  // namespace articula::cli
