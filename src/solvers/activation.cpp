@@ -173,7 +173,9 @@ JumpResult velocity_jump(const Model& model, const Data& data, const Eigen::Ref<
   const VectorX c = -(1.0 + e) * (J * v_minus);
   JumpForm form = options.form;
   const bool all_locks = static_cast<int>(locked.size()) == m && m > 0;
-  if (form == JumpForm::Auto) form = all_locks ? JumpForm::Locks : (m1 == 0 ? JumpForm::Full : JumpForm::Minimal);
+  // Measured (benchmarks/README.md, bench_activation): the full form beat the projector and
+  // minimal forms on every case, also with persistent rows.
+  if (form == JumpForm::Auto) form = all_locks ? JumpForm::Locks : JumpForm::Full;
   if (form == JumpForm::Locks && !all_locks) {
     res.status = SolveStatus::Singular;
     res.message = "the locks form needs every active row to be a joint lock";

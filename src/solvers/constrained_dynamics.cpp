@@ -63,9 +63,11 @@ void ConstrainedWorkspace::reserve(int rows) {
 
 ConstrainedMethod choose_method(const Model& model, int rows) {
   if (rows == 0) return ConstrainedMethod::Auto;
-  // Measured (benchmarks/README.md): the range-space method wins unless the rows remove
-  // most of the freedom, where the reduced system of the null-space method is tiny.
-  return 4 * rows >= 3 * model.nv ? ConstrainedMethod::NullSpace : ConstrainedMethod::RangeSpace;
+  // Measured (benchmarks/README.md, bench_constrained): the range-space method was the
+  // fastest or within noise of it on every bundled case (talos, solo12, panda, ur5,
+  // pendulum3r); the null-space method builds a dense basis and never won.
+  (void)model;
+  return ConstrainedMethod::RangeSpace;
 }
 
 namespace detail {

@@ -17,7 +17,7 @@
 namespace articula {
 
 enum class JumpForm {
-  Auto,       ///< JointLocks only → Locks; otherwise Full (m₁ = 0) or Minimal (docs/activation.md)
+  Auto,       ///< JointLocks only → Locks; otherwise Full (measured fastest, docs/activation.md)
   Full,       ///< the KKT system over all active rows, size nv + m
   Projector,  ///< impulse balance projected on ker J₁ (persistent rows), size nv + m₂
   Minimal,    ///< Voronets form: Δv = F₁ Δy, J₁F₁ = 0, size nv − m₁ + m₂
