@@ -53,19 +53,42 @@ struct CaseSpec {
 
 const std::vector<CaseSpec>& case_specs() {
   static const std::vector<CaseSpec> specs = {
-      {"talos_6+6", "talos 2 welds, left persistent", "talos_reduced.urdf", BaseType::Floating,
-       {{"left_sole_link", Kind::Weld}}, {{"right_sole_link", Kind::Weld}}, "9.8"},
-      {"talos_0+12", "talos 2 welds, both new", "talos_reduced.urdf", BaseType::Floating, {},
-       {{"left_sole_link", Kind::Weld}, {"right_sole_link", Kind::Weld}}, "9.8"},
-      {"solo12_9+3", "solo12 4 points, HR new", "solo12.urdf", BaseType::Floating,
-       {{"FL_FOOT", Kind::Point}, {"FR_FOOT", Kind::Point}, {"HL_FOOT", Kind::Point}}, {{"HR_FOOT", Kind::Point}},
+      {"talos_6+6",
+       "talos 2 welds, left persistent",
+       "talos_reduced.urdf",
+       BaseType::Floating,
+       {{"left_sole_link", Kind::Weld}},
+       {{"right_sole_link", Kind::Weld}},
+       "9.8"},
+      {"talos_0+12",
+       "talos 2 welds, both new",
+       "talos_reduced.urdf",
+       BaseType::Floating,
+       {},
+       {{"left_sole_link", Kind::Weld}, {"right_sole_link", Kind::Weld}},
+       "9.8"},
+      {"solo12_9+3",
+       "solo12 4 points, HR new",
+       "solo12.urdf",
+       BaseType::Floating,
+       {{"FL_FOOT", Kind::Point}, {"FR_FOOT", Kind::Point}, {"HL_FOOT", Kind::Point}},
+       {{"HR_FOOT", Kind::Point}},
        "4.3"},
-      {"solo12_0+12", "solo12 4 points, all new", "solo12.urdf", BaseType::Floating, {},
+      {"solo12_0+12",
+       "solo12 4 points, all new",
+       "solo12.urdf",
+       BaseType::Floating,
+       {},
        {{"FL_FOOT", Kind::Point}, {"FR_FOOT", Kind::Point}, {"HL_FOOT", Kind::Point}, {"HR_FOOT", Kind::Point}},
        "4.3"},
       {"panda_0+6", "panda hand weld", "panda.urdf", BaseType::Fixed, {}, {{"panda_hand", Kind::Weld}}, "1.7"},
-      {"rx130_1+1", "rx130 lock j1, then j2", "rx130_standin.urdf", BaseType::Fixed, {{"joint_1", Kind::Lock}},
-       {{"joint_2", Kind::Lock}}, "—"},
+      {"rx130_1+1",
+       "rx130 lock j1, then j2",
+       "rx130_standin.urdf",
+       BaseType::Fixed,
+       {{"joint_1", Kind::Lock}},
+       {{"joint_2", Kind::Lock}},
+       "—"},
   };
   return specs;
 }
@@ -98,9 +121,9 @@ std::string models_dir() {
 struct Case {
   const CaseSpec* spec = nullptr;
   articula::Model model;
-  std::unique_ptr<articula::Data> data;           // the one the timed "with crba + rows" calls use
+  std::unique_ptr<articula::Data> data;              // the one the timed "with crba + rows" calls use
   std::vector<std::unique_ptr<articula::Data>> pre;  // per state: data.M from crba(q_i) ("without")
-  std::vector<MatrixX> J;                         // per state: the stacked rows [J₁; J₂] at q_i
+  std::vector<MatrixX> J;                            // per state: the stacked rows [J₁; J₂] at q_i
   std::unique_ptr<articula::ConstraintSet> set;
   std::unique_ptr<articula::ConstrainedWorkspace> ws;
   std::vector<VectorX> q, v, tau;  // v: projected on ker J₁(q)
@@ -135,8 +158,8 @@ std::unique_ptr<Case> make_case(const CaseSpec& spec) {
         added = &lock;
       } else {
         all_locks = false;
-        added = &c->set->emplace<articula::FrameConstraint>(it.name, it.name,
-                                                           it.kind == Kind::Weld ? AxisMask::weld() : AxisMask::point());
+        added = &c->set->emplace<articula::FrameConstraint>(
+            it.name, it.name, it.kind == Kind::Weld ? AxisMask::weld() : AxisMask::point());
       }
       rows += added->dim();
     }
@@ -227,11 +250,13 @@ struct CheckRow {
 
 void sanity_check(const std::vector<std::unique_ptr<Case>>& cases) {
   std::printf("\n## Sanity check over the %zu states (restitution 0, U = 0, diagnostics on)\n\n", kStates);
-  std::printf("max |v⁺ − v⁺_full| per form; residuals as JumpResult reports them; T⁻ − T⁺ the kinetic energy "
-              "lost (min over states, ≥ 0 by Carnot); v⁻ satisfies the persistent rows to max ‖J₁ v⁻‖∞ given "
-              "per case. Naive: ‖v⁺ − v⁺_full‖²_M / ‖Δv_full‖²_M (its excess distance, max)\n\n");
-  std::printf("| case | nv | m1+m2 | ‖J₁v⁻‖∞ | form (used) | max |v⁺ − v⁺_full| | max ‖Jv⁺‖∞ | max momentum res. | "
-              "min T⁻ − T⁺ | rank | statuses | idempotent |\n");
+  std::printf(
+      "max |v⁺ − v⁺_full| per form; residuals as JumpResult reports them; T⁻ − T⁺ the kinetic energy "
+      "lost (min over states, ≥ 0 by Carnot); v⁻ satisfies the persistent rows to max ‖J₁ v⁻‖∞ given "
+      "per case. Naive: ‖v⁺ − v⁺_full‖²_M / ‖Δv_full‖²_M (its excess distance, max)\n\n");
+  std::printf(
+      "| case | nv | m1+m2 | ‖J₁v⁻‖∞ | form (used) | max |v⁺ − v⁺_full| | max ‖Jv⁺‖∞ | max momentum res. | "
+      "min T⁻ − T⁺ | rank | statuses | idempotent |\n");
   std::printf("|---|---:|---|---:|---|---:|---:|---:|---:|---:|---|---:|\n");
   for (const auto& cp : cases) {
     const Case& c = *cp;
@@ -244,8 +269,8 @@ void sanity_check(const std::vector<std::unique_ptr<Case>>& cases) {
       full[i] = jump_without(c, i, JumpForm::Full, true).v_plus;
       // A second jump with every row persistent changes nothing.
       const MatrixX& J = c.J[i];
-      const auto again = articula::velocity_jump(c.model, *c.pre[i], J, J.bottomRows(0), full[i],
-                                                 options(JumpForm::Full, false), {});
+      const auto again =
+          articula::velocity_jump(c.model, *c.pre[i], J, J.bottomRows(0), full[i], options(JumpForm::Full, false), {});
       idem = std::max(idem, (again.v_plus - full[i]).cwiseAbs().maxCoeff());
     }
     bool first = true;
@@ -298,8 +323,9 @@ void sanity_check(const std::vector<std::unique_ptr<Case>>& cases) {
     Case& c = *cp;
     double d = 0.0;
     for (std::size_t i = 0; i < kStates; ++i)
-      d = std::max(d, (range_jump(c.model, *c.pre[i], c.J[i], c.v[i]) -
-                       jump_without(c, i, JumpForm::Full).v_plus).cwiseAbs().maxCoeff());
+      d = std::max(d, (range_jump(c.model, *c.pre[i], c.J[i], c.v[i]) - jump_without(c, i, JumpForm::Full).v_plus)
+                          .cwiseAbs()
+                          .maxCoeff());
     std::printf(" %s %.1e;", c.spec->key, d);
   }
   std::printf("\n");
@@ -343,16 +369,14 @@ std::string bench_name(const Case& c, const std::string& call) { return std::str
 
 template <typename F>
 void add(const std::string& name, F body) {
-  benchmark::RegisterBenchmark(name.c_str(),
-                               [body](benchmark::State& st) {
-                                 std::size_t i = 0;
-                                 for (auto _ : st) {
-                                   body(i);
-                                   benchmark::ClobberMemory();
-                                   i = (i + 1) % kStates;
-                                 }
-                               })
-      ->Unit(benchmark::kNanosecond);
+  benchmark::RegisterBenchmark(name.c_str(), [body](benchmark::State& st) {
+    std::size_t i = 0;
+    for (auto _ : st) {
+      body(i);
+      benchmark::ClobberMemory();
+      i = (i + 1) % kStates;
+    }
+  })->Unit(benchmark::kNanosecond);
 }
 
 void register_benchmarks(std::vector<std::unique_ptr<Case>>& cases) {
@@ -384,9 +408,8 @@ void register_benchmarks(std::vector<std::unique_ptr<Case>>& cases) {
       benchmark::DoNotOptimize(c->set->J().data());
     });
     add(bench_name(*c, "cfd:auto"), [c](std::size_t i) {
-      const articula::SolveReport r = articula::constrained_forward_dynamics(c->model, *c->data, *c->ws, *c->set,
-                                                                             c->q[i], c->v[i], c->tau[i], {},
-                                                                             ConstrainedMethod::Auto);
+      const articula::SolveReport r = articula::constrained_forward_dynamics(
+          c->model, *c->data, *c->ws, *c->set, c->q[i], c->v[i], c->tau[i], {}, ConstrainedMethod::Auto);
       benchmark::DoNotOptimize(r.status);
       benchmark::DoNotOptimize(c->data->ddq.data());
     });
@@ -406,12 +429,14 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
   std::printf("\n## Summary: median CPU time per call in µs (%zu states cycled, fixed seed %u)\n\n", kStates, kSeed);
   std::printf("articula built with %s%s\n\n", compiler().c_str(),
               ARTICULA_BENCH_NATIVE ? ", -march=native (ARTICULA_NATIVE=ON)" : "");
-  std::printf("Each form cell: with rows + crba / jump alone. \"=full\": velocity_jump runs the full form "
-              "when m1 = 0. Pinocchio impulseDynamics (clang 14, shared/PEERS.md, quoted, not measured here; "
-              "all its rows are new, i.e. the m1 = 0 problem) / articula's fastest consistent form with rows "
-              "+ crba.\n\n");
-  std::printf("| case | nv | (m1, m2) | full | projector | minimal | locks | naive | Auto → | range prototype | rows+crba | "
-              "constrained FD (auto) | Pinocchio impulseDynamics | Pinocchio / articula |\n");
+  std::printf(
+      "Each form cell: with rows + crba / jump alone. \"=full\": velocity_jump runs the full form "
+      "when m1 = 0. Pinocchio impulseDynamics (clang 14, shared/PEERS.md, quoted, not measured here; "
+      "all its rows are new, i.e. the m1 = 0 problem) / articula's fastest consistent form with rows "
+      "+ crba.\n\n");
+  std::printf(
+      "| case | nv | (m1, m2) | full | projector | minimal | locks | naive | Auto → | range prototype | rows+crba | "
+      "constrained FD (auto) | Pinocchio impulseDynamics | Pinocchio / articula |\n");
   std::printf("|---|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|\n");
   for (const auto& cp : cases) {
     const Case& c = *cp;
@@ -441,15 +466,18 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
                 fmt_us(col.micros(bench_name(c, "cfd:auto"))).c_str(), c.spec->pinocchio, ratio);
   }
   std::printf("\nWhat one timed call includes (every call sets its state, cycling through the %zu states):\n", kStates);
-  std::printf("- with: ConstraintSet::compute_rows(q, v⁻) (kinematics, joint Jacobians, all rows) + crba(q) + "
-              "velocity_jump(model, data, J().topRows(m1), J().bottomRows(m2), v⁻, "
-              "JumpOptions{form, 0, {}, false}, locked)\n");
+  std::printf(
+      "- with: ConstraintSet::compute_rows(q, v⁻) (kinematics, joint Jacobians, all rows) + crba(q) + "
+      "velocity_jump(model, data, J().topRows(m1), J().bottomRows(m2), v⁻, "
+      "JumpOptions{form, 0, {}, false}, locked)\n");
   std::printf("- jump: velocity_jump alone, on M and rows precomputed for that state (one Data per state)\n");
-  std::printf("- range prototype: NOT a library form — benchmark-only range-space jump (tree-sparse LᵀDL of M, "
-              "S = J M⁻¹ Jᵀ, Cholesky of S), same with / alone split; not in the Pinocchio ratio\n");
+  std::printf(
+      "- range prototype: NOT a library form — benchmark-only range-space jump (tree-sparse LᵀDL of M, "
+      "S = J M⁻¹ Jᵀ, Cholesky of S), same with / alone split; not in the Pinocchio ratio\n");
   std::printf("- rows+crba: compute_rows + crba only\n");
-  std::printf("- constrained FD: constrained_forward_dynamics(..., ConstrainedMethod::Auto) with all m1 + m2 rows "
-              "enabled (rows + crba + bias forces + solve)\n");
+  std::printf(
+      "- constrained FD: constrained_forward_dynamics(..., ConstrainedMethod::Auto) with all m1 + m2 rows "
+      "enabled (rows + crba + bias forces + solve)\n");
   std::printf("ratio > 1: articula is faster than the quoted Pinocchio figure.\n");
 }
 

@@ -54,9 +54,16 @@ struct CaseSpec {
 
 const std::vector<CaseSpec>& case_specs() {
   static const std::vector<CaseSpec> specs = {
-      {"talos", "talos_reduced.urdf", BaseType::Floating, {{"left_sole_link", true}, {"right_sole_link", true}}, "12.5"},
-      {"solo12", "solo12.urdf", BaseType::Floating,
-       {{"FL_FOOT", false}, {"FR_FOOT", false}, {"HL_FOOT", false}, {"HR_FOOT", false}}, "5.34"},
+      {"talos",
+       "talos_reduced.urdf",
+       BaseType::Floating,
+       {{"left_sole_link", true}, {"right_sole_link", true}},
+       "12.5"},
+      {"solo12",
+       "solo12.urdf",
+       BaseType::Floating,
+       {{"FL_FOOT", false}, {"FR_FOOT", false}, {"HL_FOOT", false}, {"HR_FOOT", false}},
+       "5.34"},
       {"panda", "panda.urdf", BaseType::Fixed, {{"panda_hand", true}}, "2.47"},
       {"ur5", "ur5.urdf", BaseType::Fixed, {{"tool0", false}}, "1.91"},
       {"pendulum3r", "pendulum3r.urdf", BaseType::Fixed, {{"tip", false}}, "—"},
@@ -155,8 +162,11 @@ std::unique_ptr<Case> make_case(const CaseSpec& spec) {
         break;
       case articula::JointType::Revolute:
       case articula::JointType::Continuous:
-      case articula::JointType::Prismatic: pj.kind = ab::PeerJoint::Kind::Scalar; break;
-      default: unsupported = pj.name;
+      case articula::JointType::Prismatic:
+        pj.kind = ab::PeerJoint::Kind::Scalar;
+        break;
+      default:
+        unsupported = pj.name;
     }
     p.joints.push_back(pj);
   }
@@ -194,16 +204,16 @@ std::unique_ptr<Case> make_case(const CaseSpec& spec) {
 }
 
 articula::SolveReport solve(Case& c, std::size_t i, ConstrainedMethod method) {
-  return articula::constrained_forward_dynamics(c.model, *c.data, *c.ws, *c.set, c.q[i], c.v[i], c.tau[i], {},
-                                                method);
+  return articula::constrained_forward_dynamics(c.model, *c.data, *c.ws, *c.set, c.q[i], c.v[i], c.tau[i], {}, method);
 }
 
 // ---------------------------------------------------------------- sanity check
 
 void sanity_check(std::vector<std::unique_ptr<Case>>& cases) {
   std::printf("\n## Sanity check over the %zu states\n\n", kStates);
-  std::printf("articula: max ‖J v̇ + γ‖∞ (γ with the Baumgarte terms), relative to max |γ|; statuses; "
-              "max |v̇ − v̇_kkt|\n\n");
+  std::printf(
+      "articula: max ‖J v̇ + γ‖∞ (γ with the Baumgarte terms), relative to max |γ|; statuses; "
+      "max |v̇ − v̇_kkt|\n\n");
   std::printf("| case | rows | rank | method | max ‖J v̇ + γ‖∞ | (rel) | statuses | max |v̇ − v̇_kkt| |\n");
   std::printf("|---|---:|---:|---|---:|---:|---|---:|\n");
   for (auto& cp : cases) {
@@ -235,14 +245,16 @@ void sanity_check(std::vector<std::unique_ptr<Case>>& cases) {
       }
       char dvs[32] = "—";
       if (mr.method != ConstrainedMethod::Kkt) std::snprintf(dvs, sizeof dvs, "%.2e", dv);
-      std::printf("| %s | %d | %d | %s | %.2e | %.1e | %s | %s |\n", c.spec->key, c.set->dim(), rank_min,
-                  meth.c_str(), res, gmax > 0 ? res / gmax : res, st.c_str(), dvs);
+      std::printf("| %s | %d | %d | %s | %.2e | %.1e | %s | %s |\n", c.spec->key, c.set->dim(), rank_min, meth.c_str(),
+                  res, gmax > 0 ? res / gmax : res, st.c_str(), dvs);
     }
   }
-  std::printf("\nMuJoCo (soft equalities): rows instantiated, solver iterations, max |efc_pos| (targets set "
-              "per state: ~0), max |J q̈ − a_ref| (the soft constraint's acceleration violation) against the "
-              "same with the unconstrained q̈; max |Δq̈| rebuilt model vs the URDF model, equalities off\n\n");
-  std::printf("| case | nefc | iterations (max) | max |efc_pos| | max |J q̈ − a_ref| | unconstrained | ratio | model Δq̈ |\n");
+  std::printf(
+      "\nMuJoCo (soft equalities): rows instantiated, solver iterations, max |efc_pos| (targets set "
+      "per state: ~0), max |J q̈ − a_ref| (the soft constraint's acceleration violation) against the "
+      "same with the unconstrained q̈; max |Δq̈| rebuilt model vs the URDF model, equalities off\n\n");
+  std::printf(
+      "| case | nefc | iterations (max) | max |efc_pos| | max |J q̈ − a_ref| | unconstrained | ratio | model Δq̈ |\n");
   std::printf("|---|---|---:|---:|---:|---:|---:|---:|\n");
   for (auto& cp : cases) {
 #ifdef ARTICULA_HAVE_MUJOCO
@@ -297,16 +309,14 @@ std::string bench_name(const Case& c, const std::string& call) { return std::str
 
 template <typename F>
 void add(const std::string& name, F body) {
-  benchmark::RegisterBenchmark(name.c_str(),
-                               [body](benchmark::State& st) {
-                                 std::size_t i = 0;
-                                 for (auto _ : st) {
-                                   body(i);
-                                   benchmark::ClobberMemory();
-                                   i = (i + 1) % kStates;
-                                 }
-                               })
-      ->Unit(benchmark::kNanosecond);
+  benchmark::RegisterBenchmark(name.c_str(), [body](benchmark::State& st) {
+    std::size_t i = 0;
+    for (auto _ : st) {
+      body(i);
+      benchmark::ClobberMemory();
+      i = (i + 1) % kStates;
+    }
+  })->Unit(benchmark::kNanosecond);
 }
 
 void register_benchmarks(std::vector<std::unique_ptr<Case>>& cases) {
@@ -328,9 +338,8 @@ void register_benchmarks(std::vector<std::unique_ptr<Case>>& cases) {
       c->set->compute_rows(c->model, *c->data, c->q[i], c->v[i]);
       benchmark::DoNotOptimize(c->set->J().data());
     });
-    add(bench_name(*c, "piece:crba"), [c](std::size_t i) {
-      benchmark::DoNotOptimize(articula::crba(c->model, *c->data, c->q[i]).data());
-    });
+    add(bench_name(*c, "piece:crba"),
+        [c](std::size_t i) { benchmark::DoNotOptimize(articula::crba(c->model, *c->data, c->q[i]).data()); });
     add(bench_name(*c, "piece:bias"), [c](std::size_t i) {
       benchmark::DoNotOptimize(articula::rnea(c->model, *c->data, c->q[i], c->v[i], c->zero).data());
     });
@@ -354,8 +363,9 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
   std::printf("\n## Summary: median CPU time per call in µs (%zu states cycled, fixed seed %u)\n\n", kStates, kSeed);
   std::printf("articula built with %s%s\n\n", compiler().c_str(),
               ARTICULA_BENCH_NATIVE ? ", -march=native (ARTICULA_NATIVE=ON)" : "");
-  std::printf("| case | nv | rows | kkt | range | null | auto | ABA (no rows) | MuJoCo 2.2.2 soft | "
-              "MuJoCo / articula best | Pinocchio clang 14 (quoted) | Pinocchio / articula best |\n");
+  std::printf(
+      "| case | nv | rows | kkt | range | null | auto | ABA (no rows) | MuJoCo 2.2.2 soft | "
+      "MuJoCo / articula best | Pinocchio clang 14 (quoted) | Pinocchio / articula best |\n");
   std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const auto& cp : cases) {
     const Case& c = *cp;
@@ -375,9 +385,12 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
     std::printf("| %s | %d | %d |%s %s | %s | %s | %s | %s |\n", c.spec->key, c.model.nv, c.set->dim(), cells.c_str(),
                 fmt_us(aba).c_str(), fmt_us(mj).c_str(), r_mj, c.spec->pinocchio, r_pin);
   }
-  std::printf("\nPieces of the articula call (µs): rows = ConstraintSet::compute_rows (kinematics at v̇ = 0, "
-              "joint Jacobians, frame rows); crba = M; bias = rnea(q, v, 0)\n\n");
-  std::printf("| case | rows | crba | bias | sum | range − sum | null − sum | kkt − sum |\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::printf(
+      "\nPieces of the articula call (µs): rows = ConstraintSet::compute_rows (kinematics at v̇ = 0, "
+      "joint Jacobians, frame rows); crba = M; bias = rnea(q, v, 0)\n\n");
+  std::printf(
+      "| case | rows | crba | bias | sum | range − sum | null − sum | kkt − sum "
+      "|\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const auto& cp : cases) {
     const Case& c = *cp;
     const double rows = col.micros(bench_name(c, "piece:rows")), crba = col.micros(bench_name(c, "piece:crba")),
@@ -390,10 +403,11 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
                 fmt_us(col.micros(bench_name(c, "articula:kkt")) - sum).c_str());
   }
   std::printf("\nWhat one timed call includes (every call sets its state, cycling through the %zu states):\n", kStates);
-  std::printf("- articula kkt/range/null/auto: constrained_forward_dynamics(model, data, ws, set, q, v, tau, {}, "
-              "method) = ConstraintSet::compute_rows (forward kinematics at v̇ = 0, joint Jacobians, frame "
-              "rows J, γ + Baumgarte terms) + crba + rnea(q, v, 0) + the method's factorization and solves + "
-              "the residual in the report\n");
+  std::printf(
+      "- articula kkt/range/null/auto: constrained_forward_dynamics(model, data, ws, set, q, v, tau, {}, "
+      "method) = ConstraintSet::compute_rows (forward kinematics at v̇ = 0, joint Jacobians, frame "
+      "rows J, γ + Baumgarte terms) + crba + rnea(q, v, 0) + the method's factorization and solves + "
+      "the residual in the report\n");
   std::printf("- articula aba: aba(model, data, q, v, tau), no constraint (scale)\n");
 #ifdef ARTICULA_HAVE_MUJOCO
   for (const auto& cp : cases)
@@ -414,8 +428,9 @@ void print_setup(const std::vector<std::unique_ptr<Case>>& cases) {
     std::printf("%-10s nv %2d rows %2d (", c.spec->key, c.model.nv, c.set->dim());
     for (const auto& f : c.spec->frames) {
       const articula::Frame& fr = c.model.frames[static_cast<std::size_t>(c.model.frame_id(f.frame))];
-      std::printf(" %s %s on %s", f.frame, f.weld ? "weld" : "point",
-                  fr.parent == articula::kWorld ? "world" : c.model.body_names[static_cast<std::size_t>(fr.parent)].c_str());
+      std::printf(
+          " %s %s on %s", f.frame, f.weld ? "weld" : "point",
+          fr.parent == articula::kWorld ? "world" : c.model.body_names[static_cast<std::size_t>(fr.parent)].c_str());
     }
     std::printf(" ); Auto picks %s\n", articula::to_string(articula::choose_method(c.model, c.set->dim())).c_str());
 #ifdef ARTICULA_HAVE_MUJOCO

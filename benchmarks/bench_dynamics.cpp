@@ -87,9 +87,9 @@ std::string compiler() {
 }
 
 struct PeerSlot {
-  std::string engine;                // "MuJoCo 2.2.2"
-  std::unique_ptr<ab::Peer> peer;    // null when skipped
-  std::string skipped;               // why
+  std::string engine;              // "MuJoCo 2.2.2"
+  std::unique_ptr<ab::Peer> peer;  // null when skipped
+  std::string skipped;             // why
 };
 
 struct Case {
@@ -149,8 +149,11 @@ std::unique_ptr<Case> make_case(const ModelSpec& spec) {
         break;
       case articula::JointType::Revolute:
       case articula::JointType::Continuous:
-      case articula::JointType::Prismatic: pj.kind = ab::PeerJoint::Kind::Scalar; break;
-      default: unsupported = pj.name;
+      case articula::JointType::Prismatic:
+        pj.kind = ab::PeerJoint::Kind::Scalar;
+        break;
+      default:
+        unsupported = pj.name;
     }
     p.joints.push_back(pj);
   }
@@ -178,16 +181,20 @@ std::unique_ptr<Case> make_case(const ModelSpec& spec) {
     c->peers.push_back(std::move(slot));
   };
 #ifdef ARTICULA_HAVE_MUJOCO
-  attach("MuJoCo 2.2.2", [](const ab::PeerProblem& pp) { return ab::make_mujoco_peer(pp); }, nullptr);
+  attach(
+      "MuJoCo 2.2.2", [](const ab::PeerProblem& pp) { return ab::make_mujoco_peer(pp); }, nullptr);
 #else
-  attach("MuJoCo 2.2.2", [](const ab::PeerProblem&) { return std::unique_ptr<ab::Peer>(); },
-         "not found at configure time (mujoco/mujoco.h + libmujoco)");
+  attach(
+      "MuJoCo 2.2.2", [](const ab::PeerProblem&) { return std::unique_ptr<ab::Peer>(); },
+      "not found at configure time (mujoco/mujoco.h + libmujoco)");
 #endif
 #ifdef ARTICULA_HAVE_DART
-  attach("DART 6.12", [](const ab::PeerProblem& pp) { return ab::make_dart_peer(pp); }, nullptr);
+  attach(
+      "DART 6.12", [](const ab::PeerProblem& pp) { return ab::make_dart_peer(pp); }, nullptr);
 #else
-  attach("DART 6.12", [](const ab::PeerProblem&) { return std::unique_ptr<ab::Peer>(); },
-         "not found at configure time (pkg-config dart + libdart-utils-urdf)");
+  attach(
+      "DART 6.12", [](const ab::PeerProblem&) { return std::unique_ptr<ab::Peer>(); },
+      "not found at configure time (pkg-config dart + libdart-utils-urdf)");
 #endif
   return c;
 }
@@ -278,16 +285,16 @@ std::string bench_name(const Case& c, ab::Quantity q, const std::string& engine_
 void register_benchmarks(const std::vector<std::unique_ptr<Case>>& cases) {
   for (const auto& cp : cases) {
     Case* c = cp.get();
-    benchmark::RegisterBenchmark(bench_name(*c, ab::Quantity::InverseDynamics, "articula:rnea").c_str(),
-                                 [c](benchmark::State& st) {
-                                   std::size_t i = 0;
-                                   for (auto _ : st) {
-                                     benchmark::DoNotOptimize(
-                                         articula::rnea(c->model, *c->data, c->q[i], c->v[i], c->a[i]).data());
-                                     benchmark::ClobberMemory();
-                                     i = (i + 1) % kStates;
-                                   }
-                                 })
+    benchmark::RegisterBenchmark(
+        bench_name(*c, ab::Quantity::InverseDynamics, "articula:rnea").c_str(),
+        [c](benchmark::State& st) {
+          std::size_t i = 0;
+          for (auto _ : st) {
+            benchmark::DoNotOptimize(articula::rnea(c->model, *c->data, c->q[i], c->v[i], c->a[i]).data());
+            benchmark::ClobberMemory();
+            i = (i + 1) % kStates;
+          }
+        })
         ->Unit(benchmark::kNanosecond);
     benchmark::RegisterBenchmark(bench_name(*c, ab::Quantity::MassMatrix, "articula:crba").c_str(),
                                  [c](benchmark::State& st) {
@@ -299,16 +306,16 @@ void register_benchmarks(const std::vector<std::unique_ptr<Case>>& cases) {
                                    }
                                  })
         ->Unit(benchmark::kNanosecond);
-    benchmark::RegisterBenchmark(bench_name(*c, ab::Quantity::ForwardDynamics, "articula:aba").c_str(),
-                                 [c](benchmark::State& st) {
-                                   std::size_t i = 0;
-                                   for (auto _ : st) {
-                                     benchmark::DoNotOptimize(
-                                         articula::aba(c->model, *c->data, c->q[i], c->v[i], c->tau[i]).data());
-                                     benchmark::ClobberMemory();
-                                     i = (i + 1) % kStates;
-                                   }
-                                 })
+    benchmark::RegisterBenchmark(
+        bench_name(*c, ab::Quantity::ForwardDynamics, "articula:aba").c_str(),
+        [c](benchmark::State& st) {
+          std::size_t i = 0;
+          for (auto _ : st) {
+            benchmark::DoNotOptimize(articula::aba(c->model, *c->data, c->q[i], c->v[i], c->tau[i]).data());
+            benchmark::ClobberMemory();
+            i = (i + 1) % kStates;
+          }
+        })
         ->Unit(benchmark::kNanosecond);
     for (const auto& slot : c->peers) {
       if (!slot.peer) continue;
@@ -316,16 +323,14 @@ void register_benchmarks(const std::vector<std::unique_ptr<Case>>& cases) {
       const auto& ops = peer->ops();
       for (std::size_t op = 0; op < ops.size(); ++op) {
         const std::string name = bench_name(*c, ops[op].quantity, std::string(peer->key()) + ":" + ops[op].label);
-        benchmark::RegisterBenchmark(name.c_str(),
-                                     [peer, op](benchmark::State& st) {
-                                       std::size_t i = 0;
-                                       for (auto _ : st) {
-                                         peer->run(op, i);
-                                         benchmark::ClobberMemory();
-                                         i = (i + 1) % kStates;
-                                       }
-                                     })
-            ->Unit(benchmark::kNanosecond);
+        benchmark::RegisterBenchmark(name.c_str(), [peer, op](benchmark::State& st) {
+          std::size_t i = 0;
+          for (auto _ : st) {
+            peer->run(op, i);
+            benchmark::ClobberMemory();
+            i = (i + 1) % kStates;
+          }
+        })->Unit(benchmark::kNanosecond);
       }
     }
   }
@@ -342,8 +347,9 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
   std::printf("\n## Summary: median CPU time per call (%zu states cycled, fixed seed %u)\n\n", kStates, kSeed);
   std::printf("articula built with %s%s\n\n", compiler().c_str(),
               ARTICULA_BENCH_NATIVE ? ", -march=native (ARTICULA_NATIVE=ON)" : "");
-  std::printf("| model | quantity | articula | MuJoCo 2.2.2 | DART 6.12 | best peer / articula |"
-              " Pinocchio 3.7 clang 14 (PEERS.md, quoted) |\n");
+  std::printf(
+      "| model | quantity | articula | MuJoCo 2.2.2 | DART 6.12 | best peer / articula |"
+      " Pinocchio 3.7 clang 14 (PEERS.md, quoted) |\n");
   std::printf("|---|---|---:|---:|---:|---:|---:|\n");
   for (const auto& c : cases) {
     for (int qi = 0; qi < 3; ++qi) {
@@ -377,17 +383,18 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
       for (const auto& op : slot.peer->ops()) {
         if (op.primary) continue;
         if (!header) {
-          std::printf("\nOther peer variants (not used in the ratio):\n\n| model | engine | call | time |\n|---|---|---|---:|\n");
+          std::printf(
+              "\nOther peer variants (not used in the ratio):\n\n| model | engine | call | time "
+              "|\n|---|---|---|---:|\n");
           header = true;
         }
-        std::printf("| %s | %s | %s | %s |\n", c->spec.key, slot.engine.c_str(), op.label.c_str(),
-                    fmt_us(col.micros(bench_name(*c, op.quantity, std::string(slot.peer->key()) + ":" + op.label)))
-                        .c_str());
+        std::printf(
+            "| %s | %s | %s | %s |\n", c->spec.key, slot.engine.c_str(), op.label.c_str(),
+            fmt_us(col.micros(bench_name(*c, op.quantity, std::string(slot.peer->key()) + ":" + op.label))).c_str());
       }
     }
 
-  std::printf("\nWhat one timed call includes (every call sets its state, cycling through the %zu states):\n",
-              kStates);
+  std::printf("\nWhat one timed call includes (every call sets its state, cycling through the %zu states):\n", kStates);
   for (int qi = 0; qi < 3; ++qi) std::printf("- articula %s: %s\n", kQuantityName[qi], kArticulaIncludes[qi]);
   std::map<std::string, bool> seen;
   for (const auto& c : cases)

@@ -49,8 +49,10 @@ inline std::string add_floating_root(std::string urdf, const std::string& root_l
               "  <link name=\"articula_bench_world\"/>\n"
               "  <joint name=\"root_joint\" type=\"floating\">\n"
               "    <parent link=\"articula_bench_world\"/>\n"
-              "    <child link=\"" + root_link + "\"/>\n"
-              "  </joint>\n");
+              "    <child link=\"" +
+                  root_link +
+                  "\"/>\n"
+                  "  </joint>\n");
   return urdf;
 }
 

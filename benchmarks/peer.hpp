@@ -42,10 +42,10 @@ struct PeerProblem {
 
 /// One timed call of a peer.
 struct PeerOp {
-  std::string label;      // e.g. "mj_forward"
+  std::string label;  // e.g. "mj_forward"
   Quantity quantity;
-  bool primary;           // the row used in the summary table
-  std::string includes;   // what one timed call contains
+  bool primary;          // the row used in the summary table
+  std::string includes;  // what one timed call contains
 };
 
 class Peer {
@@ -57,9 +57,9 @@ class Peer {
   /// One timed call: operation `op` on state `state` (state set inside the call).
   virtual void run(std::size_t op, std::size_t state) = 0;
   /// Results for the sanity check, converted to articula's coordinates.
-  virtual void forward_dynamics(std::size_t state, double* qdd) = 0;   // (nv)
-  virtual void inverse_dynamics(std::size_t state, double* tau) = 0;   // (nv)
-  virtual void mass_matrix(std::size_t state, double* M) = 0;          // (nv × nv), column-major
+  virtual void forward_dynamics(std::size_t state, double* qdd) = 0;  // (nv)
+  virtual void inverse_dynamics(std::size_t state, double* tau) = 0;  // (nv)
+  virtual void mass_matrix(std::size_t state, double* M) = 0;         // (nv × nv), column-major
   /// Remarks worth printing (defaults the engine applied, conversions).
   virtual std::string notes() const { return {}; }
 };

@@ -2,15 +2,13 @@
 // Only specific headers: dart/dart.hpp needs an ikfast header that Debian does not ship.
 #include "peer_dart.hpp"
 
+#include <Eigen/Geometry>
 #include <dart/common/Uri.hpp>
 #include <dart/dynamics/FreeJoint.hpp>
 #include <dart/dynamics/Inertia.hpp>
 #include <dart/dynamics/Joint.hpp>
 #include <dart/dynamics/Skeleton.hpp>
 #include <dart/utils/urdf/DartLoader.hpp>
-
-#include <Eigen/Geometry>
-
 #include <stdexcept>
 
 namespace articula::bench {
@@ -26,7 +24,8 @@ class DartPeer final : public Peer {
         {"computeInverseDynamics", Quantity::InverseDynamics, true,
          "setPositions + setVelocities + setAccelerations + computeInverseDynamics(false, false, false)"},
         {"getMassMatrix", Quantity::MassMatrix, true,
-         "setPositions (invalidates DART's cache) + getMassMatrix (DART builds M column by column, one unit-acceleration recursion per dof)"},
+         "setPositions (invalidates DART's cache) + getMassMatrix (DART builds M column by column, one "
+         "unit-acceleration recursion per dof)"},
         {"computeForwardDynamics", Quantity::ForwardDynamics, true,
          "setPositions + setVelocities + setForces + computeForwardDynamics (articulated-body algorithm)"},
     };
@@ -54,7 +53,8 @@ class DartPeer final : public Peer {
         skel_->setForces(tau_[i]);
         skel_->computeForwardDynamics();
         break;
-      default: throw std::out_of_range("DART peer: no such operation");
+      default:
+        throw std::out_of_range("DART peer: no such operation");
     }
   }
 
@@ -87,9 +87,8 @@ class DartPeer final : public Peer {
     using dart::utils::DartLoader;
     // Links without <inertial> get this inertia; DART's default would be 1 kg with unit moments.
     const dart::dynamics::Inertia massless(0.0, Eigen::Vector3d::Zero(), Eigen::Matrix3d::Zero());
-    DartLoader::Options options(nullptr, p_.floating ? DartLoader::RootJointType::FLOATING
-                                                     : DartLoader::RootJointType::FIXED,
-                                massless);
+    DartLoader::Options options(
+        nullptr, p_.floating ? DartLoader::RootJointType::FLOATING : DartLoader::RootJointType::FIXED, massless);
     DartLoader loader(options);
     skel_ = loader.parseSkeleton(dart::common::Uri::createFromPath(p_.urdf_path));
     if (!skel_) throw std::runtime_error("DART peer: DartLoader could not read " + p_.urdf_path);
@@ -112,8 +111,8 @@ class DartPeer final : public Peer {
           throw std::runtime_error("DART peer: the root joint of " + p_.key + " is not a FreeJoint");
         const std::size_t base = joint->getIndexInSkeleton(0);
         for (std::size_t k = 0; k < 3; ++k) {
-          perm_[static_cast<std::size_t>(j.idx_v) + k] = base + 3 + k;      // linear
-          perm_[static_cast<std::size_t>(j.idx_v) + 3 + k] = base + k;      // angular
+          perm_[static_cast<std::size_t>(j.idx_v) + k] = base + 3 + k;  // linear
+          perm_[static_cast<std::size_t>(j.idx_v) + 3 + k] = base + k;  // angular
         }
         continue;
       }
@@ -165,8 +164,6 @@ class DartPeer final : public Peer {
 
 }  // namespace
 
-std::unique_ptr<Peer> make_dart_peer(const PeerProblem& problem) {
-  return std::make_unique<DartPeer>(problem);
-}
+std::unique_ptr<Peer> make_dart_peer(const PeerProblem& problem) { return std::make_unique<DartPeer>(problem); }
 
 }  // namespace articula::bench

@@ -1,20 +1,20 @@
 // MuJoCo 2.2.2 peer of bench_dynamics: see peer_mujoco.hpp.
 #include "peer_mujoco.hpp"
 
-#include "mujoco_common.hpp"
-
 #include <mujoco/mujoco.h>
 
 #include <array>
 #include <cstring>
 #include <stdexcept>
 
+#include "mujoco_common.hpp"
+
 namespace articula::bench {
 namespace {
 
-using mjutil::Mat3;
 using mjutil::add_floating_root;
 using mjutil::cross;
+using mjutil::Mat3;
 using mjutil::mul;
 using mjutil::mul_t;
 using mjutil::read_file;
@@ -83,7 +83,8 @@ class MujocoPeer final : public Peer {
         mj_fwdVelocity(m_, d_);
         mj_fwdAcceleration(m_, d_);
         break;
-      default: throw std::out_of_range("MuJoCo peer: no such operation");
+      default:
+        throw std::out_of_range("MuJoCo peer: no such operation");
     }
   }
 
@@ -131,13 +132,15 @@ class MujocoPeer final : public Peer {
     for (int r = 0; r < n; ++r)
       for (int c = 0; c < n; ++c) {
         double s = 0;
-        for (int k = 0; k < n; ++k) s += full[static_cast<std::size_t>(r * n + k)] * T[static_cast<std::size_t>(k * n + c)];
+        for (int k = 0; k < n; ++k)
+          s += full[static_cast<std::size_t>(r * n + k)] * T[static_cast<std::size_t>(k * n + c)];
         MT[static_cast<std::size_t>(r * n + c)] = s;
       }
     for (int r = 0; r < n; ++r)
       for (int c = 0; c < n; ++c) {
         double s = 0;
-        for (int k = 0; k < n; ++k) s += T[static_cast<std::size_t>(k * n + r)] * MT[static_cast<std::size_t>(k * n + c)];
+        for (int k = 0; k < n; ++k)
+          s += T[static_cast<std::size_t>(k * n + r)] * MT[static_cast<std::size_t>(k * n + c)];
         M[static_cast<std::size_t>(c * n + r)] = s;
       }
   }
@@ -177,8 +180,8 @@ class MujocoPeer final : public Peer {
     d_ = data_.get();
     if (m_->nq != p_.nq || m_->nv != p_.nv)
       throw std::runtime_error("MuJoCo peer: " + p_.key + " has nq " + std::to_string(m_->nq) + ", nv " +
-                               std::to_string(m_->nv) + " in MuJoCo, articula has " + std::to_string(p_.nq) +
-                               ", " + std::to_string(p_.nv));
+                               std::to_string(m_->nv) + " in MuJoCo, articula has " + std::to_string(p_.nq) + ", " +
+                               std::to_string(p_.nv));
   }
 
   void map_joints() {
@@ -186,8 +189,8 @@ class MujocoPeer final : public Peer {
       const int id = mj_name2id(m_, mjOBJ_JOINT, j.name.c_str());
       if (id < 0) throw std::runtime_error("MuJoCo peer: no joint '" + j.name + "' in " + p_.key);
       const int type = m_->jnt_type[id];
-      const bool ok = j.kind == PeerJoint::Kind::FreeFlyer ? type == mjJNT_FREE
-                                                            : (type == mjJNT_HINGE || type == mjJNT_SLIDE);
+      const bool ok =
+          j.kind == PeerJoint::Kind::FreeFlyer ? type == mjJNT_FREE : (type == mjJNT_HINGE || type == mjJNT_SLIDE);
       if (!ok) throw std::runtime_error("MuJoCo peer: joint '" + j.name + "' has another type in MuJoCo");
       map_.push_back({j.kind, j.idx_q, j.idx_v, m_->jnt_qposadr[id], m_->jnt_dofadr[id]});
     }
@@ -203,7 +206,8 @@ class MujocoPeer final : public Peer {
         at(j.mj_v, j.art_v) = 1.0;
         continue;
       }
-      const Mat3 R = rotation_from_quat(&p_.q[i * static_cast<std::size_t>(nq()) + static_cast<std::size_t>(j.art_q) + 3]);
+      const Mat3 R =
+          rotation_from_quat(&p_.q[i * static_cast<std::size_t>(nq()) + static_cast<std::size_t>(j.art_q) + 3]);
       for (int r = 0; r < 3; ++r) {
         for (int c = 0; c < 3; ++c) at(j.mj_v + r, j.art_v + c) = R[static_cast<std::size_t>(3 * r + c)];
         at(j.mj_v + 3 + r, j.art_v + 3 + r) = 1.0;
@@ -246,8 +250,8 @@ class MujocoPeer final : public Peer {
         mul(R, v + j.art_v, mv + j.mj_v);
         cross(v + j.art_v + 3, v + j.art_v, wxv);
         for (int k = 0; k < 3; ++k) alin[k] = a[j.art_v + k] + wxv[k];
-        mul(R, alin, ma + j.mj_v);                // p̈ = R (a_lin + ω × v_lin)
-        mul(R, tau + j.art_v, mf + j.mj_v);       // f = T⁻ᵀ τ = R τ_lin (R orthogonal)
+        mul(R, alin, ma + j.mj_v);           // p̈ = R (a_lin + ω × v_lin)
+        mul(R, tau + j.art_v, mf + j.mj_v);  // f = T⁻ᵀ τ = R τ_lin (R orthogonal)
         for (int k = 3; k < 6; ++k) {
           mv[j.mj_v + k] = v[j.art_v + k];
           ma[j.mj_v + k] = a[j.art_v + k];
@@ -285,8 +289,6 @@ class MujocoPeer final : public Peer {
 
 }  // namespace
 
-std::unique_ptr<Peer> make_mujoco_peer(const PeerProblem& problem) {
-  return std::make_unique<MujocoPeer>(problem);
-}
+std::unique_ptr<Peer> make_mujoco_peer(const PeerProblem& problem) { return std::make_unique<MujocoPeer>(problem); }
 
 }  // namespace articula::bench

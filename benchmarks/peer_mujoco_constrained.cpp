@@ -125,9 +125,10 @@ class MujocoConstrainedPeer final : public ConstrainedPeer {
   }
 
   std::string notes() const override {
-    std::string s = "URDF via mj_loadXML, saved as MJCF (mj_saveLastXML) + <equality>, reloaded; exact "
-                    "URDF parameters copied back + mj_setConst; disableflags |= mjDSBL_CONTACT only; "
-                    "default solref/solimp; equalities:";
+    std::string s =
+        "URDF via mj_loadXML, saved as MJCF (mj_saveLastXML) + <equality>, reloaded; exact "
+        "URDF parameters copied back + mj_setConst; disableflags |= mjDSBL_CONTACT only; "
+        "default solref/solimp; equalities:";
     for (const auto& e : eqs_) s += " " + e.name + (e.weld ? "=weld(" : "=connect(") + e.body + ")";
     return s;
   }
@@ -169,7 +170,9 @@ class MujocoConstrainedPeer final : public ConstrainedPeer {
       if (std::strcmp(mj_id2name(m_, mjOBJ_BODY, b) ? mj_id2name(m_, mjOBJ_BODY, b) : "",
                       mj_id2name(r, mjOBJ_BODY, b) ? mj_id2name(r, mjOBJ_BODY, b) : "") != 0)
         throw std::runtime_error("MuJoCo peer: the MJCF round trip reordered the bodies of " + p_.key);
-    auto copy = [](mjtNum* dst, const mjtNum* src, int n) { std::memcpy(dst, src, static_cast<std::size_t>(n) * sizeof(mjtNum)); };
+    auto copy = [](mjtNum* dst, const mjtNum* src, int n) {
+      std::memcpy(dst, src, static_cast<std::size_t>(n) * sizeof(mjtNum));
+    };
     copy(m_->body_pos, r->body_pos, 3 * m_->nbody);
     copy(m_->body_quat, r->body_quat, 4 * m_->nbody);
     copy(m_->body_ipos, r->body_ipos, 3 * m_->nbody);
@@ -186,8 +189,7 @@ class MujocoConstrainedPeer final : public ConstrainedPeer {
     data_.reset(mj_makeData(m_));
     d_ = data_.get();
     mj_setConst(m_, d_);
-    for (std::size_t k = 0; k < eqs_.size(); ++k)
-      body_ids_.push_back(mj_name2id(m_, mjOBJ_BODY, eqs_[k].body.c_str()));
+    for (std::size_t k = 0; k < eqs_.size(); ++k) body_ids_.push_back(mj_name2id(m_, mjOBJ_BODY, eqs_[k].body.c_str()));
   }
 
   void map_joints() {

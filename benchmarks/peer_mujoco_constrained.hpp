@@ -14,20 +14,20 @@ namespace articula::bench {
 /// One frame held in the world: a MuJoCo weld (6 rows) or connect (3 rows) between
 /// `body` and the world, at the point `anchor` of that body.
 struct EqualitySpec {
-  std::string name;          // the articula constraint name (equality name in MuJoCo)
-  std::string body;          // the body carrying the frame (URDF link name; fixed links are fused)
+  std::string name;              // the articula constraint name (equality name in MuJoCo)
+  std::string body;              // the body carrying the frame (URDF link name; fixed links are fused)
   double anchor[3] = {0, 0, 0};  // origin of the frame in that body's frame
-  bool weld = true;          // weld (position + orientation) or connect (position only)
+  bool weld = true;              // weld (position + orientation) or connect (position only)
 };
 
 /// What the sanity pass over all states found.
 struct ConstrainedPeerCheck {
-  int nefc_min = 0, nefc_max = 0;     // constraint rows MuJoCo instantiated
-  int iter_max = 0;                   // solver iterations (max over states)
-  double pos_violation = 0.0;         // max |efc_pos| of the equality rows (the targets are set per state: ~0)
-  double acc_gap = 0.0;               // max |J q̈ − a_ref| over the equality rows (soft: ≠ 0)
-  double acc_gap_free = 0.0;          // the same with the unconstrained q̈ (max |J q̈_smooth − a_ref|)
-  double model_diff = 0.0;            // max |q̈ − q̈(URDF model)| with the equalities off (model rebuilt exactly?)
+  int nefc_min = 0, nefc_max = 0;  // constraint rows MuJoCo instantiated
+  int iter_max = 0;                // solver iterations (max over states)
+  double pos_violation = 0.0;      // max |efc_pos| of the equality rows (the targets are set per state: ~0)
+  double acc_gap = 0.0;            // max |J q̈ − a_ref| over the equality rows (soft: ≠ 0)
+  double acc_gap_free = 0.0;       // the same with the unconstrained q̈ (max |J q̈_smooth − a_ref|)
+  double model_diff = 0.0;         // max |q̈ − q̈(URDF model)| with the equalities off (model rebuilt exactly?)
 };
 
 class ConstrainedPeer {

@@ -34,9 +34,14 @@ int run_bench(const std::string& path, bool floating, int states, unsigned seed)
       {"rnea", [&](int k) { rnea(model, data, qs[s(k)], vs[s(k)], as[s(k)]); }},
       {"nonlinear_effects", [&](int k) { nonlinear_effects(model, data, qs[s(k)], vs[s(k)]); }},
       {"crba", [&](int k) { crba(model, data, qs[s(k)]); }},
-      {"crba + factorize (LTDL)", [&](int k) { crba(model, data, qs[s(k)]); factorize_mass_matrix(model, data); }},
+      {"crba + factorize (LTDL)",
+       [&](int k) {
+         crba(model, data, qs[s(k)]);
+         factorize_mass_matrix(model, data);
+       }},
       {"aba", [&](int k) { aba(model, data, qs[s(k)], vs[s(k)], as[s(k)]); }},
-      {"joint jacobians + frame", [&](int k) {
+      {"joint jacobians + frame",
+       [&](int k) {
          compute_joint_jacobians(model, data, qs[s(k)]);
          frame_jacobian(model, data, tip, ReferenceFrame::Local, Jf);
        }},

@@ -196,18 +196,21 @@ void print_report(const Model& model, const BrakeStudyConfig& cfg, const std::ve
   for (Eigen::Index i = 0; i < cfg.v0.size(); ++i) v0 += (i ? ", " : "") + fmt("%.4g", cfg.v0[i]);
   std::printf("  start   q0 = (%s) deg\n          v0 = (%s) rad/s\n", q0.c_str(), v0.c_str());
   std::string brakes;
-  for (const BrakeEvent& e : cfg.events) brakes += (brakes.empty() ? "" : ", ") + join(e.joints, "+") + " @ " + fmt("%g s", e.time);
+  for (const BrakeEvent& e : cfg.events)
+    brakes += (brakes.empty() ? "" : ", ") + join(e.joints, "+") + " @ " + fmt("%g s", e.time);
   std::printf("  brakes  %s\n", brakes.c_str());
   std::printf("  run     RK4, dt %g ms, %g s; flange frame '%s'\n\n", cfg.dt * 1e3, cfg.duration,
               cols.front().result.flange_frame.c_str());
 
   // Brake events.
-  std::printf("Brake events: kinetic energy [J] before -> after the jump, and the momentum residual\n"
-              "|P_kerJ M dv|_inf [kg m^2/s] on the joints still free (0 = momentum balanced)\n\n");
+  std::printf(
+      "Brake events: kinetic energy [J] before -> after the jump, and the momentum residual\n"
+      "|P_kerJ M dv|_inf [kg m^2/s] on the joints still free (0 = momentum balanced)\n\n");
   std::printf("%-7s %-16s", "", "");
   for (const Column& c : cols) std::printf(" | %-36s", c.label.c_str());
   std::printf("\n%-7s %-16s", "t [s]", "brake");
-  for (std::size_t k = 0; k < cols.size(); ++k) std::printf(" | %10s %10s %14s", "KE before", "KE after", "mom. residual");
+  for (std::size_t k = 0; k < cols.size(); ++k)
+    std::printf(" | %10s %10s %14s", "KE before", "KE after", "mom. residual");
   std::printf("\n");
   const std::size_t nev = cols.front().result.events.size();
   for (std::size_t e = 0; e < nev; ++e) {
@@ -238,16 +241,21 @@ void print_report(const Model& model, const BrakeStudyConfig& cfg, const std::ve
   };
   for (int i = 0; i < model.nq; ++i) {
     const auto [unit, scale] = joint_unit_scale(i);
-    row(names[i] + " [" + unit + "]", [&, scale = scale](const BrakeStudyResult& r) { return r.q_final[i] * scale; },
+    row(
+        names[i] + " [" + unit + "]", [&, scale = scale](const BrakeStudyResult& r) { return r.q_final[i] * scale; },
         "%.3f");
   }
   const char* axis[3] = {"x", "y", "z"};
   for (int i = 0; i < 3; ++i)
-    row(std::string("flange ") + axis[i] + " [m]", [&](const BrakeStudyResult& r) { return r.flange_final[i]; },
+    row(
+        std::string("flange ") + axis[i] + " [m]", [&](const BrakeStudyResult& r) { return r.flange_final[i]; },
         "%.4f");
-  row("flange stop distance (path) [m]", [](const BrakeStudyResult& r) { return r.stop_distance; }, "%.4f");
-  row("flange straight-line displacement [m]", [](const BrakeStudyResult& r) { return r.straight_distance; }, "%.4f");
-  row("energy drift between events (rel.)", [](const BrakeStudyResult& r) { return r.energy_drift; }, "%.1e", false);
+  row(
+      "flange stop distance (path) [m]", [](const BrakeStudyResult& r) { return r.stop_distance; }, "%.4f");
+  row(
+      "flange straight-line displacement [m]", [](const BrakeStudyResult& r) { return r.straight_distance; }, "%.4f");
+  row(
+      "energy drift between events (rel.)", [](const BrakeStudyResult& r) { return r.energy_drift; }, "%.1e", false);
   if (cols.size() == 2) {
     const double d = (cols[1].result.flange_final - cols[0].result.flange_final).norm();
     std::printf("\nThe final flange positions differ by %.1f mm (%s vs %s).\n", d * 1e3,
@@ -381,8 +389,7 @@ Command add_estop_command(CLI::App& app) {
   sub->add_option("--duration", o->duration, "Simulated time [s] (default 0.5; 1 with --pendulum)");
   sub->add_option("--dt", o->dt, "RK4 step [s] (default 0.001)");
   sub->add_option("--flange", o->flange, "Frame whose origin is tracked (default: flange; tip with --pendulum)");
-  sub->add_option("-o,--output", o->output, "Folder for estop_consistent.csv / estop_naive.csv")
-      ->capture_default_str();
+  sub->add_option("-o,--output", o->output, "Folder for estop_consistent.csv / estop_naive.csv")->capture_default_str();
   sub->add_option("--jump", o->jump, "Which velocity jump to run: consistent, naive or both")
       ->check(CLI::IsMember({"consistent", "naive", "both"}))
       ->capture_default_str();

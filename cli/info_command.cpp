@@ -22,16 +22,16 @@ int run_info(const std::string& path, bool floating) {
   std::printf("base       %s\n", floating ? "floating (free-flyer root_joint)" : "fixed");
   std::printf("nq %d  nv %d  joints %d  frames %zu  total mass %.6g kg\n\n", model.nq, model.nv, model.njoints,
               model.frames.size(), model.total_mass());
-  std::printf("%-3s %-28s %-10s %-24s %3s %3s %10s %10s %9s %9s %8s\n", "#", "joint", "type", "parent body", "iq",
-              "iv", "lower", "upper", "vel", "effort", "armature");
+  std::printf("%-3s %-28s %-10s %-24s %3s %3s %10s %10s %9s %9s %8s\n", "#", "joint", "type", "parent body", "iq", "iv",
+              "lower", "upper", "vel", "effort", "armature");
   for (Index i = 0; i < model.njoints; ++i) {
     const int iq = model.idx_q[i], iv = model.idx_v[i];
     const Index p = model.parents[i];
     std::printf("%-3d %-28s %-10s %-24s %3d %3d %10s %10s %9s %9s %8s\n", i, model.joint_names[i].c_str(),
-                std::string(to_string(model.joint_types[i])).c_str(), p == kWorld ? "(world)" : model.body_names[p].c_str(),
-                iq, iv, limit(model.lower[iq]).c_str(), limit(model.upper[iq]).c_str(),
-                limit(model.velocity_limit[iv]).c_str(), limit(model.effort_limit[iv]).c_str(),
-                limit(model.armature[iv]).c_str());
+                std::string(to_string(model.joint_types[i])).c_str(),
+                p == kWorld ? "(world)" : model.body_names[p].c_str(), iq, iv, limit(model.lower[iq]).c_str(),
+                limit(model.upper[iq]).c_str(), limit(model.velocity_limit[iv]).c_str(),
+                limit(model.effort_limit[iv]).c_str(), limit(model.armature[iv]).c_str());
   }
   std::printf("\n%-3s %-30s %-10s %-24s\n", "#", "frame", "kind", "on body");
   for (std::size_t k = 0; k < model.frames.size(); ++k) {

@@ -12,7 +12,9 @@
 namespace articula::test {
 
 /// A rotation from a fixed axis-angle pair (deterministic helper for placements).
-inline Matrix3 rot(double angle, const Vector3& axis) { return Eigen::AngleAxisd(angle, axis.normalized()).toRotationMatrix(); }
+inline Matrix3 rot(double angle, const Vector3& axis) {
+  return Eigen::AngleAxisd(angle, axis.normalized()).toRotationMatrix();
+}
 
 /// A valid rigid-body inertia with distinct principal moments, rotated principal axes and an offset com.
 inline Inertia asymmetric_inertia(double mass, const Vector3& com, double scale = 1.0) {
@@ -30,7 +32,8 @@ inline Model mixed_model(bool floating) {
   ModelBuilder b(floating ? "mixed_floating" : "mixed_fixed");
   const Transform I = Transform::Identity();
   if (floating)
-    b.add_body("base", "", "root", JointType::FreeFlyer, I, Vector3::Zero(), asymmetric_inertia(3.0, {0.05, -0.02, 0.01}));
+    b.add_body("base", "", "root", JointType::FreeFlyer, I, Vector3::Zero(),
+               asymmetric_inertia(3.0, {0.05, -0.02, 0.01}));
   else
     b.add_body("base", "", "root", JointType::Revolute, {rot(0.3, {1, 0, 0}), {0.0, 0.0, 0.5}}, {0, 0, 1},
                asymmetric_inertia(3.0, {0.05, -0.02, 0.01}), JointLimits{-2.0, 2.0});
@@ -94,7 +97,9 @@ inline State random_state(const Model& model, std::mt19937& rng, double v_scale 
 
 /// Random spatial force / motion from a generator.
 inline Force random_force(std::mt19937& rng) { return Force::from(random_vector(6, rng)); }
-inline Motion random_motion(std::mt19937& rng, double scale = 1.0) { return Motion::from(random_vector(6, rng, scale)); }
+inline Motion random_motion(std::mt19937& rng, double scale = 1.0) {
+  return Motion::from(random_vector(6, rng, scale));
+}
 
 /// A random rigid transform: uniform-ish rotation from a random rotation vector, translation ~ N(0, 1).
 inline Transform random_transform(std::mt19937& rng) {

@@ -22,9 +22,7 @@ VectorX random_vector(int n, std::mt19937& rng, double scale) {
   return x;
 }
 
-double rel_err(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
-  return (a - b).norm() / std::max(1.0, b.norm());
-}
+double rel_err(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) { return (a - b).norm() / std::max(1.0, b.norm()); }
 
 void add_armature(Model& model) {
   for (int k = 0; k < model.nv; ++k) model.armature[k] = 0.01 + 0.09 * k / std::max(1, model.nv - 1);

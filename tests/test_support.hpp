@@ -9,8 +9,8 @@
 namespace articula::test {
 
 struct ModelCase {
-  std::string name;      // file stem, e.g. "ur5"
-  std::string file;      // absolute path
+  std::string name;  // file stem, e.g. "ur5"
+  std::string file;  // absolute path
   BaseType base;
 };
 

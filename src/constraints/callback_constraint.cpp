@@ -10,7 +10,8 @@ CallbackConstraint::CallbackConstraint(std::string name, int dim, JacobianFn jac
       drift_(std::move(drift)),
       error_(std::move(error)) {
   if (!jacobian_ || !drift_)
-    throw std::invalid_argument("CallbackConstraint '" + this->name() + "': the Jacobian and drift callbacks are required");
+    throw std::invalid_argument("CallbackConstraint '" + this->name() +
+                                "': the Jacobian and drift callbacks are required");
   set_has_reference(true);
 }
 
@@ -18,14 +19,17 @@ void CallbackConstraint::bind(const Model&) {}
 
 void CallbackConstraint::compute(const Model& model, const Data& data, VectorRef q, VectorRef v, Eigen::Ref<MatrixX> J,
                                  Eigen::Ref<VectorX> gamma, Eigen::Ref<VectorX> error) {
-  auto shape = [&](const char* what, Eigen::Index rows, Eigen::Index cols, Eigen::Index want_rows, Eigen::Index want_cols) {
+  auto shape = [&](const char* what, Eigen::Index rows, Eigen::Index cols, Eigen::Index want_rows,
+                   Eigen::Index want_cols) {
     if (rows != want_rows || cols != want_cols)
       throw std::runtime_error("CallbackConstraint '" + name() + "': " + what + " callback returned " +
                                std::to_string(rows) + "×" + std::to_string(cols) + ", expected " +
                                std::to_string(want_rows) + "×" + std::to_string(want_cols));
   };
   auto finite = [&](const char* what, bool ok) {
-    if (!ok) throw std::runtime_error("CallbackConstraint '" + name() + "': " + what + " callback returned a non-finite value");
+    if (!ok)
+      throw std::runtime_error("CallbackConstraint '" + name() + "': " + what +
+                               " callback returned a non-finite value");
   };
   const MatrixX Jc = jacobian_(model, data, q);
   shape("Jacobian", Jc.rows(), Jc.cols(), dim(), model.nv);

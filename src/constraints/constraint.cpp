@@ -8,7 +8,8 @@ namespace articula {
 Constraint::Constraint(std::string name, int dim, bool holonomic)
     : name_(std::move(name)), dim_(dim), holonomic_(holonomic) {
   if (name_.empty()) throw std::invalid_argument("Constraint: empty name");
-  if (dim_ <= 0) throw std::invalid_argument("Constraint '" + name_ + "': dimension must be positive, got " + std::to_string(dim_));
+  if (dim_ <= 0)
+    throw std::invalid_argument("Constraint '" + name_ + "': dimension must be positive, got " + std::to_string(dim_));
   if (holonomic_) baumgarte_hz_ = kDefaultBaumgarteHz;
 }
 

@@ -11,8 +11,8 @@ namespace {
 struct FrameMotion {
   Vector3 p = Vector3::Zero();
   Matrix3 R = Matrix3::Identity();
-  Vector3 v = Vector3::Zero(), w = Vector3::Zero();    // velocity
-  Vector3 a = Vector3::Zero(), dw = Vector3::Zero();   // acceleration (drift when v̇ = 0)
+  Vector3 v = Vector3::Zero(), w = Vector3::Zero();   // velocity
+  Vector3 a = Vector3::Zero(), dw = Vector3::Zero();  // acceleration (drift when v̇ = 0)
 };
 
 FrameMotion frame_motion(const Model& model, const Data& data, Index id) {
@@ -50,7 +50,8 @@ FramePairConstraint::FramePairConstraint(std::string name, std::string frame_a, 
       frame_b_(std::move(frame_b)),
       mask_(mask) {
   if (reference) set_reference(*reference);
-  if (frame_a_ == frame_b_) throw std::invalid_argument("constraint '" + this->name() + "': frame A and B are the same");
+  if (frame_a_ == frame_b_)
+    throw std::invalid_argument("constraint '" + this->name() + "': frame A and B are the same");
 }
 
 void FramePairConstraint::set_reference(const Transform& reference) {
@@ -147,7 +148,8 @@ void DistanceConstraint::capture_reference(const Model& model, const Data& data,
   if (user_distance_) return;
   distance_ = (frame_placement(model, data, id_a_).p - frame_placement(model, data, id_b_).p).norm();
   if (!(distance_ > 0.0))
-    throw std::invalid_argument("constraint '" + name() + "': the two frames coincide; the distance constraint is singular");
+    throw std::invalid_argument("constraint '" + name() +
+                                "': the two frames coincide; the distance constraint is singular");
   set_has_reference(true);
 }
 

@@ -32,8 +32,7 @@ JointLock::JointLock(std::string name, std::vector<std::string> joints, std::opt
 
 JointLock::JointLock(const Model& model, std::string name, std::vector<std::string> joints,
                      std::optional<VectorX> positions)
-    : Constraint(name, checked_dimension(model, name, joints), true),
-      joints_(std::move(joints)) {
+    : Constraint(name, checked_dimension(model, name, joints), true), joints_(std::move(joints)) {
   if (positions) {
     reference_ = *positions;
     user_positions_ = true;

@@ -6,8 +6,8 @@
 
 namespace articula {
 
-WheelConstraint::WheelConstraint(std::string name, std::string frame, double radius, Vector3 axis,
-                                 Vector3 plane_normal, double plane_height)
+WheelConstraint::WheelConstraint(std::string name, std::string frame, double radius, Vector3 axis, Vector3 plane_normal,
+                                 double plane_height)
     : Constraint(std::move(name), 3, false),
       frame_(std::move(frame)),
       radius_(radius),
@@ -15,7 +15,8 @@ WheelConstraint::WheelConstraint(std::string name, std::string frame, double rad
       normal_(plane_normal),
       height_(plane_height) {
   if (!(radius_ > 0.0) || !std::isfinite(radius_))
-    throw std::invalid_argument("WheelConstraint '" + this->name() + "': radius must be positive, got " + std::to_string(radius_));
+    throw std::invalid_argument("WheelConstraint '" + this->name() + "': radius must be positive, got " +
+                                std::to_string(radius_));
   if (!(axis_.norm() > 1e-12) || !axis_.allFinite())
     throw std::invalid_argument("WheelConstraint '" + this->name() + "': zero or non-finite wheel axis");
   if (!(normal_.norm() > 1e-12) || !normal_.allFinite())

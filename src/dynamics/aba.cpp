@@ -51,7 +51,7 @@ void spd_inverse(const Matrix6& A, int n, Matrix6& out) {
 // (the costly X* IA X⁻¹ of the body-frame form); the price is one rigid-inertia
 // transform per body in pass 1 and the world columns J_i = ⁰X_i S_i.
 ARTICULA_FLATTEN const VectorX& aba(const Model& model, Data& data, VectorRef q, VectorRef v, VectorRef tau,
-                   std::span<const Force> f_ext) {
+                                    std::span<const Force> f_ext) {
   ARTICULA_CHECK_SIZE(q, model.nq);
   ARTICULA_CHECK_SIZE(v, model.nv);
   ARTICULA_CHECK_SIZE(tau, model.nv);
@@ -158,8 +158,8 @@ ARTICULA_FLATTEN const VectorX& aba(const Model& model, Data& data, VectorRef q,
       a.v += s.head<3>() * ddq;
       a.w += s.tail<3>() * ddq;
     } else {
-      data.ddq.segment(iv, ni) = data.Dinv[i].topLeftCorner(ni, ni) *
-                                 (data.u.segment(iv, ni) - data.U.middleCols(iv, ni).transpose() * av);
+      data.ddq.segment(iv, ni) =
+          data.Dinv[i].topLeftCorner(ni, ni) * (data.u.segment(iv, ni) - data.U.middleCols(iv, ni).transpose() * av);
       a += Motion::from(J.middleCols(iv, ni) * data.ddq.segment(iv, ni));
     }
   }

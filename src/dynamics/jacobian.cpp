@@ -18,8 +18,10 @@ void update_joint_jacobians(const Model& model, Data& data) {
 }
 
 void frame_jacobian(const Model& model, const Data& data, Index frame, ReferenceFrame ref, Eigen::Ref<MatrixX> J) {
-  ARTICULA_CHECK(frame >= 0 && frame < static_cast<Index>(model.frames.size()), "frame index " << frame << " out of range");
-  ARTICULA_CHECK(J.rows() == 6 && J.cols() == model.nv, "J is " << J.rows() << "×" << J.cols() << ", expected 6×" << model.nv);
+  ARTICULA_CHECK(frame >= 0 && frame < static_cast<Index>(model.frames.size()),
+                 "frame index " << frame << " out of range");
+  ARTICULA_CHECK(J.rows() == 6 && J.cols() == model.nv,
+                 "J is " << J.rows() << "×" << J.cols() << ", expected 6×" << model.nv);
   J.setZero();
   const Frame& f = model.frames[frame];
   if (f.parent == kWorld) return;
@@ -29,8 +31,12 @@ void frame_jacobian(const Model& model, const Data& data, Index frame, Reference
     for (int c = jv; c < jv + model.nv_joint[j]; ++c) {
       const Motion col = Motion::from(data.J.col(c));
       switch (ref) {
-        case ReferenceFrame::World: J.col(c) = col.vector(); break;
-        case ReferenceFrame::Local: J.col(c) = oMf.act_inv(col).vector(); break;
+        case ReferenceFrame::World:
+          J.col(c) = col.vector();
+          break;
+        case ReferenceFrame::Local:
+          J.col(c) = oMf.act_inv(col).vector();
+          break;
         case ReferenceFrame::LocalWorldAligned:
           // Velocity of the frame origin: v_O + ω × p.
           J.col(c).head<3>() = col.v + col.w.cross(oMf.p);

@@ -8,7 +8,8 @@ namespace articula {
 void forward_kinematics(const Model& model, Data& data, VectorRef q) {
   ARTICULA_CHECK_SIZE(q, model.nq);
   for (Index i = 0; i < model.njoints; ++i) {
-    data.liMi[i] = model.joint_placements[i] * joint_transform(model.joint_types[i], model.axes[i], q.data() + model.idx_q[i]);
+    data.liMi[i] =
+        model.joint_placements[i] * joint_transform(model.joint_types[i], model.axes[i], q.data() + model.idx_q[i]);
     const Index p = model.parents[i];
     data.oMi[i] = p == kWorld ? data.liMi[i] : data.oMi[p] * data.liMi[i];
   }
@@ -36,7 +37,8 @@ void forward_kinematics(const Model& model, Data& data, VectorRef q, VectorRef v
 }
 
 void update_frame_placements(const Model& model, Data& data) {
-  for (std::size_t k = 0; k < model.frames.size(); ++k) data.oMf[k] = frame_placement(model, data, static_cast<Index>(k));
+  for (std::size_t k = 0; k < model.frames.size(); ++k)
+    data.oMf[k] = frame_placement(model, data, static_cast<Index>(k));
 }
 
 Transform frame_placement(const Model& model, const Data& data, Index frame) {
@@ -49,8 +51,10 @@ Motion frame_velocity(const Model& model, const Data& data, Index frame, Referen
   if (f.parent == kWorld) return Motion::Zero();
   const Motion v_local = f.placement.act_inv(data.v[f.parent]);
   switch (ref) {
-    case ReferenceFrame::Local: return v_local;
-    case ReferenceFrame::World: return data.oMi[f.parent].act(data.v[f.parent]);
+    case ReferenceFrame::Local:
+      return v_local;
+    case ReferenceFrame::World:
+      return data.oMi[f.parent].act(data.v[f.parent]);
     case ReferenceFrame::LocalWorldAligned: {
       const Matrix3 R = data.oMi[f.parent].R * f.placement.R;
       return {R * v_local.v, R * v_local.w};
@@ -66,8 +70,10 @@ Motion frame_acceleration(const Model& model, const Data& data, Index frame, Ref
   // body-frame velocity components; the other references follow from d/dt(R x) = R(ω × x + ẋ).
   const Motion a_local = f.placement.act_inv(data.a[f.parent]);
   switch (ref) {
-    case ReferenceFrame::Local: return a_local;
-    case ReferenceFrame::World: return data.oMi[f.parent].act(data.a[f.parent]);
+    case ReferenceFrame::Local:
+      return a_local;
+    case ReferenceFrame::World:
+      return data.oMi[f.parent].act(data.a[f.parent]);
     case ReferenceFrame::LocalWorldAligned: {
       const Motion v_local = f.placement.act_inv(data.v[f.parent]);
       const Matrix3 R = data.oMi[f.parent].R * f.placement.R;

@@ -13,8 +13,8 @@ namespace {
 // in row k of the angular (revolute) or linear (prismatic) half, v × S q̇ is a swap of two
 // components (RBDA eq. 2.31), and S_iᵀ f picks one component of f.
 template <bool with_velocity>
-ARTICULA_FLATTEN void rnea_passes(const Model& model, Data& data, VectorRef q, VectorRef v, VectorRef a, bool with_gravity,
-                 std::span<const Force> f_ext, Eigen::Ref<VectorX> tau) {
+ARTICULA_FLATTEN void rnea_passes(const Model& model, Data& data, VectorRef q, VectorRef v, VectorRef a,
+                                  bool with_gravity, std::span<const Force> f_ext, Eigen::Ref<VectorX> tau) {
   ARTICULA_CHECK_SIZE(q, model.nq);
   ARTICULA_CHECK_SIZE(v, model.nv);
   ARTICULA_CHECK_SIZE(a, model.nv);

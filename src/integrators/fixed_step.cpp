@@ -5,8 +5,8 @@ namespace articula {
 FixedStepWorkspace::FixedStepWorkspace(const Model& model)
     : qs(model.nq), vs(model.nv), dq(model.nv), dv(model.nv), k(model.nv), theta(model.nv), kq(model.nv) {}
 
-bool fixed_step(const Model& model, FixedStepMethod method, const AccelerationFn& f, double dt,
-                Eigen::Ref<VectorX> q, Eigen::Ref<VectorX> v, FixedStepWorkspace& ws) {
+bool fixed_step(const Model& model, FixedStepMethod method, const AccelerationFn& f, double dt, Eigen::Ref<VectorX> q,
+                Eigen::Ref<VectorX> v, FixedStepWorkspace& ws) {
   switch (method) {
     case FixedStepMethod::ExplicitEuler:
       if (!f(q, v, ws.k)) return false;

@@ -126,11 +126,16 @@ Model load_urdf_string(const std::string& xml, BaseType base, const std::string&
             builder.add_body(child->name, link->name, j.name, type, X, axis, inertia, lim);
             break;
           }
-          case urdf::Joint::FIXED: builder.add_fixed_link(child->name, link->name, j.name, X, inertia); break;
+          case urdf::Joint::FIXED:
+            builder.add_fixed_link(child->name, link->name, j.name, X, inertia);
+            break;
           case urdf::Joint::FLOATING:
-            fail(source, "joint '" + j.name + "': type 'floating' is only supported at the root (load with a floating base)");
-          case urdf::Joint::PLANAR: fail(source, "joint '" + j.name + "': type 'planar' is not supported");
-          default: fail(source, "joint '" + j.name + "': unknown joint type");
+            fail(source,
+                 "joint '" + j.name + "': type 'floating' is only supported at the root (load with a floating base)");
+          case urdf::Joint::PLANAR:
+            fail(source, "joint '" + j.name + "': type 'planar' is not supported");
+          default:
+            fail(source, "joint '" + j.name + "': unknown joint type");
         }
       } catch (const std::invalid_argument& e) {
         fail(source, std::string("joint '") + j.name + "': " + e.what());

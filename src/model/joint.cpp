@@ -8,7 +8,10 @@ namespace {
 
 Quaternion quat_from(const double* q) { return Quaternion(q[3], q[0], q[1], q[2]); }
 void quat_to(const Quaternion& x, double* q) {
-  q[0] = x.x(); q[1] = x.y(); q[2] = x.z(); q[3] = x.w();
+  q[0] = x.x();
+  q[1] = x.y();
+  q[2] = x.z();
+  q[3] = x.w();
 }
 
 // Coefficients of exp/log on SO(3)/SE(3), with Taylor series below 1e-4 rad:
@@ -35,8 +38,7 @@ Quaternion random_rotation(std::mt19937& rng) {
   const double u1 = u(rng), u2 = u(rng), u3 = u(rng);
   const double r1 = std::sqrt(1.0 - u1), r2 = std::sqrt(u1);
   const double pi2 = 2.0 * M_PI;
-  return Quaternion(r2 * std::cos(pi2 * u3), r1 * std::sin(pi2 * u2), r1 * std::cos(pi2 * u2),
-                    r2 * std::sin(pi2 * u3));
+  return Quaternion(r2 * std::cos(pi2 * u3), r1 * std::sin(pi2 * u2), r1 * std::cos(pi2 * u2), r2 * std::sin(pi2 * u3));
 }
 
 double bounded_sample(double lo, double hi, double fallback, std::mt19937& rng) {
@@ -49,9 +51,8 @@ double bounded_sample(double lo, double hi, double fallback, std::mt19937& rng) 
 void normalize_quat(double* q) {
   const double n = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
   if (!(n > 1e-12) || !std::isfinite(n))
-    throw std::invalid_argument("normalize: quaternion (" + std::to_string(q[0]) + ", " + std::to_string(q[1]) +
-                                ", " + std::to_string(q[2]) + ", " + std::to_string(q[3]) +
-                                ") is zero or not finite");
+    throw std::invalid_argument("normalize: quaternion (" + std::to_string(q[0]) + ", " + std::to_string(q[1]) + ", " +
+                                std::to_string(q[2]) + ", " + std::to_string(q[3]) + ") is zero or not finite");
   for (int k = 0; k < 4; ++k) q[k] /= n;
 }
 
@@ -59,28 +60,39 @@ void normalize_quat(double* q) {
 
 std::string_view to_string(JointType type) {
   switch (type) {
-    case JointType::Revolute: return "revolute";
-    case JointType::Continuous: return "continuous";
-    case JointType::Prismatic: return "prismatic";
-    case JointType::Spherical: return "spherical";
-    case JointType::FreeFlyer: return "floating";
+    case JointType::Revolute:
+      return "revolute";
+    case JointType::Continuous:
+      return "continuous";
+    case JointType::Prismatic:
+      return "prismatic";
+    case JointType::Spherical:
+      return "spherical";
+    case JointType::FreeFlyer:
+      return "floating";
   }
   return "?";
 }
 
 int joint_nq(JointType type) {
   switch (type) {
-    case JointType::Spherical: return 4;
-    case JointType::FreeFlyer: return 7;
-    default: return 1;
+    case JointType::Spherical:
+      return 4;
+    case JointType::FreeFlyer:
+      return 7;
+    default:
+      return 1;
   }
 }
 
 int joint_nv(JointType type) {
   switch (type) {
-    case JointType::Spherical: return 3;
-    case JointType::FreeFlyer: return 6;
-    default: return 1;
+    case JointType::Spherical:
+      return 3;
+    case JointType::FreeFlyer:
+      return 6;
+    default:
+      return 1;
   }
 }
 
@@ -166,10 +178,18 @@ Matrix6X joint_subspace(JointType type, const Vector3& axis) {
   S.setZero();
   switch (type) {
     case JointType::Revolute:
-    case JointType::Continuous: S.block<3, 1>(3, 0) = axis; break;
-    case JointType::Prismatic: S.block<3, 1>(0, 0) = axis; break;
-    case JointType::Spherical: S.block<3, 3>(3, 0).setIdentity(); break;
-    case JointType::FreeFlyer: S.setIdentity(); break;
+    case JointType::Continuous:
+      S.block<3, 1>(3, 0) = axis;
+      break;
+    case JointType::Prismatic:
+      S.block<3, 1>(0, 0) = axis;
+      break;
+    case JointType::Spherical:
+      S.block<3, 3>(3, 0).setIdentity();
+      break;
+    case JointType::FreeFlyer:
+      S.setIdentity();
+      break;
   }
   return S;
 }
@@ -178,7 +198,9 @@ void joint_integrate(JointType type, const double* q, const double* v, double dt
   switch (type) {
     case JointType::Revolute:
     case JointType::Continuous:
-    case JointType::Prismatic: q_out[0] = q[0] + v[0] * dt; break;
+    case JointType::Prismatic:
+      q_out[0] = q[0] + v[0] * dt;
+      break;
     case JointType::Spherical: {
       // R⁺ = R exp(ω dt): the velocity is expressed in the child frame.
       const Vector3 w = Eigen::Map<const Vector3>(v) * dt;
@@ -194,7 +216,9 @@ void joint_integrate(JointType type, const double* q, const double* v, double dt
       const Transform Mn = M * E;
       // Multiply quaternions rather than converting Mn.R, so that q keeps the input's sign.
       Quaternion r = quat_from(q + 3) * Quaternion(E.R);
-      q_out[0] = Mn.p.x(); q_out[1] = Mn.p.y(); q_out[2] = Mn.p.z();
+      q_out[0] = Mn.p.x();
+      q_out[1] = Mn.p.y();
+      q_out[2] = Mn.p.z();
       quat_to(r.normalized(), q_out + 3);
       break;
     }
@@ -205,7 +229,9 @@ void joint_difference(JointType type, const double* q0, const double* q1, double
   switch (type) {
     case JointType::Revolute:
     case JointType::Continuous:
-    case JointType::Prismatic: v_out[0] = q1[0] - q0[0]; break;
+    case JointType::Prismatic:
+      v_out[0] = q1[0] - q0[0];
+      break;
     case JointType::Spherical: {
       const Vector3 w = log3(quat_from(q0).toRotationMatrix().transpose() * quat_from(q1).toRotationMatrix());
       Eigen::Map<Vector3> out(v_out);
@@ -225,12 +251,16 @@ void joint_difference(JointType type, const double* q0, const double* q1, double
 
 void joint_neutral(JointType type, double* q) {
   switch (type) {
-    case JointType::Spherical: q[0] = q[1] = q[2] = 0.0; q[3] = 1.0; break;
+    case JointType::Spherical:
+      q[0] = q[1] = q[2] = 0.0;
+      q[3] = 1.0;
+      break;
     case JointType::FreeFlyer:
       for (int k = 0; k < 6; ++k) q[k] = 0.0;
       q[6] = 1.0;
       break;
-    default: q[0] = 0.0;
+    default:
+      q[0] = 0.0;
   }
 }
 
@@ -251,7 +281,8 @@ void joint_dexp_inv(JointType type, const double* theta, const double* xi, doubl
       o = (x + b1 * 0.5 + t.cross(b1) * (1.0 / 12.0)).vector();
       break;
     }
-    default: out[0] = xi[0];
+    default:
+      out[0] = xi[0];
   }
 }
 
@@ -263,9 +294,15 @@ void joint_normalize(JointType type, double* q) {
 void joint_random(JointType type, const double* lower, const double* upper, std::mt19937& rng, double* q) {
   switch (type) {
     case JointType::Revolute:
-    case JointType::Continuous: q[0] = bounded_sample(lower[0], upper[0], M_PI, rng); break;
-    case JointType::Prismatic: q[0] = bounded_sample(lower[0], upper[0], 1.0, rng); break;
-    case JointType::Spherical: quat_to(random_rotation(rng), q); break;
+    case JointType::Continuous:
+      q[0] = bounded_sample(lower[0], upper[0], M_PI, rng);
+      break;
+    case JointType::Prismatic:
+      q[0] = bounded_sample(lower[0], upper[0], 1.0, rng);
+      break;
+    case JointType::Spherical:
+      quat_to(random_rotation(rng), q);
+      break;
     case JointType::FreeFlyer:
       for (int k = 0; k < 3; ++k) q[k] = bounded_sample(lower[k], upper[k], 1.0, rng);
       quat_to(random_rotation(rng), q + 3);

@@ -62,8 +62,8 @@ double Model::total_mass() const {
 
 void Model::set_armature(const std::string& joint_name, double value) {
   if (!(value >= 0.0) || !std::isfinite(value))
-    throw std::invalid_argument("Model::set_armature: armature of joint '" + joint_name + "' must be finite and ≥ 0, got " +
-                                std::to_string(value));
+    throw std::invalid_argument("Model::set_armature: armature of joint '" + joint_name +
+                                "' must be finite and ≥ 0, got " + std::to_string(value));
   const Index j = joint_id(joint_name);
   armature.segment(idx_v[j], nv_joint[j]).setConstant(value);
 }

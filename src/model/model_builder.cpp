@@ -23,8 +23,8 @@ std::string inertia_problem(const Inertia& I) {
     return "rotational inertia about the centre of mass is not positive semi-definite (smallest eigenvalue " +
            std::to_string(l[0]) + ")";
   if (l[0] + l[1] < l[2] - tol)
-    return "principal moments violate the triangle inequality (" + std::to_string(l[0]) + " + " +
-           std::to_string(l[1]) + " < " + std::to_string(l[2]) + ")";
+    return "principal moments violate the triangle inequality (" + std::to_string(l[0]) + " + " + std::to_string(l[1]) +
+           " < " + std::to_string(l[2]) + ")";
   return {};
 }
 
@@ -61,8 +61,7 @@ ModelBuilder& ModelBuilder::add_body(const std::string& body_name, const std::st
     a.normalize();
   }
   const std::string problem = inertia_problem(inertia);
-  if (!problem.empty())
-    throw std::invalid_argument("ModelBuilder::add_body: body '" + body_name + "': " + problem);
+  if (!problem.empty()) throw std::invalid_argument("ModelBuilder::add_body: body '" + body_name + "': " + problem);
   if (limits.lower > limits.upper)
     throw std::invalid_argument("ModelBuilder::add_body: joint '" + joint_name + "' has lower limit above upper limit");
   if (limits.armature < 0.0 || limits.damping < 0.0 || limits.friction < 0.0)
@@ -75,7 +74,8 @@ ModelBuilder& ModelBuilder::add_body(const std::string& body_name, const std::st
 ModelBuilder& ModelBuilder::add_fixed_link(const std::string& link_name, const std::string& parent,
                                            const std::string& joint_name, const Transform& placement,
                                            const Inertia& inertia) {
-  if (name_taken(link_name)) throw std::invalid_argument("ModelBuilder::add_fixed_link: duplicate name '" + link_name + "'");
+  if (name_taken(link_name))
+    throw std::invalid_argument("ModelBuilder::add_fixed_link: duplicate name '" + link_name + "'");
   // A named fixed joint must not reuse a joint name (an unnamed one, e.g. a welded root, may repeat).
   if (!joint_name.empty()) {
     for (const auto& b : bodies_)
@@ -86,18 +86,22 @@ ModelBuilder& ModelBuilder::add_fixed_link(const std::string& link_name, const s
         throw std::invalid_argument("ModelBuilder::add_fixed_link: duplicate joint name '" + joint_name + "'");
   }
   if (!parent.empty() && !name_taken(parent))
-    throw std::invalid_argument("ModelBuilder::add_fixed_link: link '" + link_name + "' has unknown parent '" + parent + "'");
+    throw std::invalid_argument("ModelBuilder::add_fixed_link: link '" + link_name + "' has unknown parent '" + parent +
+                                "'");
   const std::string problem = inertia_problem(inertia);
-  if (!problem.empty()) throw std::invalid_argument("ModelBuilder::add_fixed_link: link '" + link_name + "': " + problem);
+  if (!problem.empty())
+    throw std::invalid_argument("ModelBuilder::add_fixed_link: link '" + link_name + "': " + problem);
   frames_.push_back({link_name, parent, joint_name, placement, inertia, FrameType::FixedLink});
   return *this;
 }
 
 ModelBuilder& ModelBuilder::add_frame(const std::string& frame_name, const std::string& parent,
                                       const Transform& placement) {
-  if (name_taken(frame_name)) throw std::invalid_argument("ModelBuilder::add_frame: duplicate name '" + frame_name + "'");
+  if (name_taken(frame_name))
+    throw std::invalid_argument("ModelBuilder::add_frame: duplicate name '" + frame_name + "'");
   if (!parent.empty() && !name_taken(parent))
-    throw std::invalid_argument("ModelBuilder::add_frame: frame '" + frame_name + "' has unknown parent '" + parent + "'");
+    throw std::invalid_argument("ModelBuilder::add_frame: frame '" + frame_name + "' has unknown parent '" + parent +
+                                "'");
   frames_.push_back({frame_name, parent, "", placement, Inertia::Zero(), FrameType::User});
   return *this;
 }

@@ -1,9 +1,9 @@
 #include "articula/solvers/activation.hpp"
 
 #include <Eigen/Eigenvalues>
+#include <Eigen/QR>
 #include <algorithm>
 #include <limits>
-#include <Eigen/QR>
 #include <stdexcept>
 
 #include "articula/common/check.hpp"
@@ -15,13 +15,20 @@ namespace articula {
 
 std::string to_string(JumpForm form) {
   switch (form) {
-    case JumpForm::Auto: return "auto";
-    case JumpForm::Full: return "full";
-    case JumpForm::Projector: return "projector";
-    case JumpForm::Minimal: return "minimal";
-    case JumpForm::Locks: return "locks";
-    case JumpForm::Naive: return "naive";
-    case JumpForm::None: return "none";
+    case JumpForm::Auto:
+      return "auto";
+    case JumpForm::Full:
+      return "full";
+    case JumpForm::Projector:
+      return "projector";
+    case JumpForm::Minimal:
+      return "minimal";
+    case JumpForm::Locks:
+      return "locks";
+    case JumpForm::Naive:
+      return "naive";
+    case JumpForm::None:
+      return "none";
   }
   return "?";
 }
@@ -187,7 +194,9 @@ JumpResult velocity_jump(const Model& model, const Data& data, const Eigen::Ref<
   VectorX dv = VectorX::Zero(n), Lambda = VectorX::Zero(m), Lambda2;
   int rank2 = m2;
   switch (form) {
-    case JumpForm::Full: jump_full(M, J, U, c, dv, Lambda, res.rank); break;
+    case JumpForm::Full:
+      jump_full(M, J, U, c, dv, Lambda, res.rank);
+      break;
     case JumpForm::Projector:
     case JumpForm::Minimal:
       if (form == JumpForm::Projector)
@@ -201,7 +210,9 @@ JumpResult velocity_jump(const Model& model, const Data& data, const Eigen::Ref<
         Lambda.head(m1) = J1.transpose().completeOrthogonalDecomposition().solve(r);
       }
       break;
-    case JumpForm::Locks: jump_locks(M, locked, U, c, dv, Lambda); break;
+    case JumpForm::Locks:
+      jump_locks(M, locked, U, c, dv, Lambda);
+      break;
     case JumpForm::Naive: {
       // Zero the locked rates, keep the others; other rows: Euclidean projection on ker J.
       if (all_locks) {
@@ -212,8 +223,11 @@ JumpResult velocity_jump(const Model& model, const Data& data, const Eigen::Ref<
       Lambda.setConstant(std::numeric_limits<double>::quiet_NaN());
       break;
     }
-    case JumpForm::None: Lambda.setConstant(std::numeric_limits<double>::quiet_NaN()); break;
-    case JumpForm::Auto: break;
+    case JumpForm::None:
+      Lambda.setConstant(std::numeric_limits<double>::quiet_NaN());
+      break;
+    case JumpForm::Auto:
+      break;
   }
   res.v_plus = v_minus + dv;
   res.Lambda = Lambda;
@@ -228,8 +242,8 @@ JumpResult velocity_jump(const Model& model, const Data& data, const Eigen::Ref<
     res.constraint_residual = m > 0 ? (J * res.v_plus + e * (J * v_minus)).cwiseAbs().maxCoeff() : 0.0;
     // Component of M Δv − U along admissible directions: P r with P = 1 − J⁺J.
     const VectorX r = M * dv - U;
-    const VectorX Pr = m > 0 ? VectorX(r - J.transpose() * (J * J.transpose()).completeOrthogonalDecomposition().solve(J * r))
-                             : r;
+    const VectorX Pr =
+        m > 0 ? VectorX(r - J.transpose() * (J * J.transpose()).completeOrthogonalDecomposition().solve(J * r)) : r;
     res.momentum_residual = n > 0 ? Pr.cwiseAbs().maxCoeff() : 0.0;
   }
   if (!res.v_plus.allFinite()) {

@@ -13,10 +13,14 @@ namespace articula {
 
 std::string to_string(ConstrainedMethod method) {
   switch (method) {
-    case ConstrainedMethod::Auto: return "auto";
-    case ConstrainedMethod::Kkt: return "kkt";
-    case ConstrainedMethod::RangeSpace: return "range";
-    case ConstrainedMethod::NullSpace: return "null";
+    case ConstrainedMethod::Auto:
+      return "auto";
+    case ConstrainedMethod::Kkt:
+      return "kkt";
+    case ConstrainedMethod::RangeSpace:
+      return "range";
+    case ConstrainedMethod::NullSpace:
+      return "null";
   }
   return "?";
 }
@@ -31,11 +35,16 @@ ConstrainedMethod parse_method(const std::string& text) {
 
 std::string to_string(SolveStatus status) {
   switch (status) {
-    case SolveStatus::Ok: return "ok";
-    case SolveStatus::Redundant: return "redundant rows";
-    case SolveStatus::Inconsistent: return "inconsistent rows";
-    case SolveStatus::Singular: return "singular";
-    case SolveStatus::NonFinite: return "non-finite";
+    case SolveStatus::Ok:
+      return "ok";
+    case SolveStatus::Redundant:
+      return "redundant rows";
+    case SolveStatus::Inconsistent:
+      return "inconsistent rows";
+    case SolveStatus::Singular:
+      return "singular";
+    case SolveStatus::NonFinite:
+      return "non-finite";
   }
   return "?";
 }
@@ -102,9 +111,9 @@ int solve_psd(Eigen::Ref<MatrixX> S, VectorRef r, Eigen::Ref<VectorX> x, Eigen::
 
 }  // namespace detail
 
-SolveReport solve_constrained(const Model& model, Data& data, ConstrainedWorkspace& ws, const Eigen::Ref<const MatrixX>& J,
-                              VectorRef gamma, VectorRef q, VectorRef v, VectorRef tau, std::span<const Force> f_ext,
-                              ConstrainedMethod method) {
+SolveReport solve_constrained(const Model& model, Data& data, ConstrainedWorkspace& ws,
+                              const Eigen::Ref<const MatrixX>& J, VectorRef gamma, VectorRef q, VectorRef v,
+                              VectorRef tau, std::span<const Force> f_ext, ConstrainedMethod method) {
   ARTICULA_CHECK(J.cols() == model.nv, "J has " << J.cols() << " columns, expected nv = " << model.nv);
   ARTICULA_CHECK(gamma.size() == J.rows(), "gamma has size " << gamma.size() << ", J has " << J.rows() << " rows");
   ARTICULA_CHECK_SIZE(tau, model.nv);
@@ -134,9 +143,15 @@ SolveReport solve_constrained(const Model& model, Data& data, ConstrainedWorkspa
     ws.b = tau - rnea(model, data, q, v, data.tmp_nv, f_ext);
     // Without rows every method reduces to M v̇ = b: use the tree-sparse factorization.
     switch (m == 0 ? ConstrainedMethod::RangeSpace : method) {
-      case ConstrainedMethod::Kkt: report = detail::solve_kkt(model, data, ws, J, gamma); break;
-      case ConstrainedMethod::NullSpace: report = detail::solve_null_space(model, data, ws, J, gamma); break;
-      default: report = detail::solve_range_space(model, data, ws, J, gamma); break;
+      case ConstrainedMethod::Kkt:
+        report = detail::solve_kkt(model, data, ws, J, gamma);
+        break;
+      case ConstrainedMethod::NullSpace:
+        report = detail::solve_null_space(model, data, ws, J, gamma);
+        break;
+      default:
+        report = detail::solve_range_space(model, data, ws, J, gamma);
+        break;
     }
     report.rows = m;
     report.method = method;

@@ -8,7 +8,6 @@ namespace articula::detail {
 
 using RowsRef = const Eigen::Ref<const MatrixX>&;
 
-
 SolveReport solve_kkt(const Model& model, Data& data, ConstrainedWorkspace& ws, RowsRef J, VectorRef gamma);
 SolveReport solve_range_space(const Model& model, Data& data, ConstrainedWorkspace& ws, RowsRef J, VectorRef gamma);
 SolveReport solve_null_space(const Model& model, Data& data, ConstrainedWorkspace& ws, RowsRef J, VectorRef gamma);

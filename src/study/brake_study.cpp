@@ -36,16 +36,17 @@ std::string seconds(double t) {
 // Checks the configuration against the model; returns the events sorted by time (stable).
 std::vector<BrakeEvent> checked_events(const Model& model, const BrakeStudyConfig& c) {
   if (c.q0.size() != model.nq)
-    fail("q0 has " + std::to_string(c.q0.size()) + " values, model '" + model.name + "' has nq = " +
-         std::to_string(model.nq));
+    fail("q0 has " + std::to_string(c.q0.size()) + " values, model '" + model.name +
+         "' has nq = " + std::to_string(model.nq));
   if (c.v0.size() != model.nv)
-    fail("v0 has " + std::to_string(c.v0.size()) + " values, model '" + model.name + "' has nv = " +
-         std::to_string(model.nv));
+    fail("v0 has " + std::to_string(c.v0.size()) + " values, model '" + model.name +
+         "' has nv = " + std::to_string(model.nv));
   if (!c.q0.allFinite() || !c.v0.allFinite()) fail("q0 and v0 must be finite");
   if (!(c.duration > 0.0) || !std::isfinite(c.duration)) fail("duration must be > 0, got " + seconds(c.duration));
   if (!(c.dt > 0.0) || !std::isfinite(c.dt)) fail("dt must be > 0, got " + seconds(c.dt));
   if (c.sample_period < 0.0) fail("sample_period must be ≥ 0, got " + seconds(c.sample_period));
-  if (!c.flange_frame.empty() && !model.has_frame(c.flange_frame)) model.frame_id(c.flange_frame);  // throws, lists frames
+  if (!c.flange_frame.empty() && !model.has_frame(c.flange_frame))
+    model.frame_id(c.flange_frame);  // throws, lists frames
   if (c.flange_frame.empty() && model.frames.empty()) fail("model '" + model.name + "' has no frame to track");
   std::vector<std::string> braked;
   for (const BrakeEvent& e : c.events) {
@@ -61,7 +62,8 @@ std::vector<BrakeEvent> checked_events(const Model& model, const BrakeStudyConfi
     }
   }
   std::vector<BrakeEvent> events = c.events;
-  std::stable_sort(events.begin(), events.end(), [](const BrakeEvent& a, const BrakeEvent& b) { return a.time < b.time; });
+  std::stable_sort(events.begin(), events.end(),
+                   [](const BrakeEvent& a, const BrakeEvent& b) { return a.time < b.time; });
   return events;
 }
 
@@ -72,8 +74,8 @@ BrakeStudyResult run_brake_study(const Model& model, const BrakeStudyConfig& con
   BrakeStudyResult res;
   res.model_name = model.name;
   res.jump = config.jump;
-  const Index flange = config.flange_frame.empty() ? static_cast<Index>(model.frames.size() - 1)
-                                                   : model.frame_id(config.flange_frame);
+  const Index flange =
+      config.flange_frame.empty() ? static_cast<Index>(model.frames.size() - 1) : model.frame_id(config.flange_frame);
   res.flange_frame = model.frames[flange].name;
 
   // One JointLock per event, registered disabled; activate_constraints() enables it.

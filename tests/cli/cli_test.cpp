@@ -36,8 +36,8 @@ std::string quoted(const std::string& s) { return "'" + s + "'"; }
 TEST(Cli, InfoPrintsJointsAndSizes) {
   const CliResult r = run_cli("info " + quoted(test::model_path("ur5")));
   ASSERT_EQ(r.code, 0) << r.output;
-  for (const char* j : {"shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint", "wrist_1_joint", "wrist_2_joint",
-                        "wrist_3_joint"})
+  for (const char* j :
+       {"shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint", "wrist_1_joint", "wrist_2_joint", "wrist_3_joint"})
     EXPECT_NE(r.output.find(j), std::string::npos) << j << " missing from:\n" << r.output;
   EXPECT_NE(r.output.find("nv 6"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("nq 6"), std::string::npos) << r.output;

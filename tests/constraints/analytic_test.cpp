@@ -106,7 +106,8 @@ TEST(FrameConstraint, PendulumTipHeldStaysStillWithStaticReaction) {
   ConstraintSet set(model);
   ConstrainedWorkspace ws(model);
   set.add(std::make_shared<JointLock>("locks", std::vector<std::string>{"joint2", "joint3"}));
-  auto& tip = static_cast<FrameConstraint&>(set.add(std::make_shared<FrameConstraint>("tip", "tip", AxisMask::point())));
+  auto& tip =
+      static_cast<FrameConstraint&>(set.add(std::make_shared<FrameConstraint>("tip", "tip", AxisMask::point())));
   const VectorX q = VectorX::Zero(3), v = VectorX::Zero(3), tau = VectorX::Zero(3);
   for (auto method : {ConstrainedMethod::Kkt, ConstrainedMethod::RangeSpace}) {
     const SolveReport r = constrained_forward_dynamics(model, data, ws, set, q, v, tau, {}, method);
@@ -137,9 +138,11 @@ struct FourBar {
     };
     const Transform flat{Matrix3::Identity(), Vector3::Zero()};
     mb.add_body("crank", "", "j1", JointType::Revolute, flat, -Vector3::UnitY(), rod(a));
-    mb.add_body("coupler", "crank", "j2", JointType::Revolute, {Matrix3::Identity(), Vector3(a, 0, 0)}, -Vector3::UnitY(), rod(b));
+    mb.add_body("coupler", "crank", "j2", JointType::Revolute, {Matrix3::Identity(), Vector3(a, 0, 0)},
+                -Vector3::UnitY(), rod(b));
     mb.add_frame("coupler_end", "coupler", {Matrix3::Identity(), Vector3(b, 0, 0)});
-    mb.add_body("rocker", "", "j3", JointType::Revolute, {Matrix3::Identity(), Vector3(d, 0, 0)}, -Vector3::UnitY(), rod(c));
+    mb.add_body("rocker", "", "j3", JointType::Revolute, {Matrix3::Identity(), Vector3(d, 0, 0)}, -Vector3::UnitY(),
+                rod(c));
     mb.add_frame("rocker_end", "rocker", {Matrix3::Identity(), Vector3(c, 0, 0)});
     model = mb.build();
   }

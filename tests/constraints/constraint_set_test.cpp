@@ -1,6 +1,6 @@
 // Registration by name, enable/disable, references, errors.
-#include <gtest/gtest.h>
 #include <gmock/gmock.h>
+#include <gtest/gtest.h>
 
 #include "test_support.hpp"
 

@@ -89,8 +89,8 @@ void check_rows(const Model& model, const std::shared_ptr<Constraint>& c, const 
   // ∂e/∂q on the holonomic rows.
   const MatrixX Jfd = fd_error_jacobian(model, data, set, q);
   for (int row : holonomic_rows) {
-    EXPECT_LT(test::rel_err(r.J.row(row), Jfd.row(row)), kTol) << "row " << row << "\nJ    = " << r.J.row(row)
-                                                               << "\nJ_fd = " << Jfd.row(row);
+    EXPECT_LT(test::rel_err(r.J.row(row), Jfd.row(row)), kTol)
+        << "row " << row << "\nJ    = " << r.J.row(row) << "\nJ_fd = " << Jfd.row(row);
   }
   // Drift = J̇ v.
   const VectorX gfd = fd_drift(model, data, set, q, v);
@@ -136,13 +136,15 @@ TEST(ConstraintRows, FrameLoopDistanceJointLockAgainstFiniteDifferences) {
       check_rows(model,
                  std::make_shared<LoopConstraint>("loop_far", f.a, f.b, AxisMask::point(), test::random_transform(rng)),
                  q, v, all_rows(3), "LoopConstraint point, far reference");
-      check_rows(model, std::make_shared<FrameConstraint>("point_far", f.a, AxisMask::point(), test::random_transform(rng)),
-                 q, v, all_rows(3), "FrameConstraint point, far reference");
+      check_rows(model,
+                 std::make_shared<FrameConstraint>("point_far", f.a, AxisMask::point(), test::random_transform(rng)), q,
+                 v, all_rows(3), "FrameConstraint point, far reference");
       if (model.has_frame("world_mark")) {  // B a user frame on the world (its J_B = 0, its pose not identity)
         check_rows(model, std::make_shared<LoopConstraint>("loop_world", f.a, "world_mark", AxisMask::weld()), q, v,
                    all_rows(6), "LoopConstraint weld to a world frame");
       }
-      check_rows(model, std::make_shared<DistanceConstraint>("dist", f.a, f.b), q, v, all_rows(1), "DistanceConstraint");
+      check_rows(model, std::make_shared<DistanceConstraint>("dist", f.a, f.b), q, v, all_rows(1),
+                 "DistanceConstraint");
       check_rows(model, std::make_shared<DistanceConstraint>("dist_far", f.a, f.b, 0.37), q, v, all_rows(1),
                  "DistanceConstraint, other distance");
       // JointLock on the root joint (free-flyer / spherical / revolute) and the last joint.
@@ -231,15 +233,15 @@ TEST(ConstraintRows, WheelContactVelocityAndDrift) {
         return Vector3(Xt.R * p_body + Xt.p);
       };
       const Vector3 v_point = (point_at(kTime) - point_at(-kTime)) / (2 * kTime);
-      EXPECT_LT(test::rel_err(r.J * v, v_point), kTol) << "J v = " << (r.J * v).transpose()
-                                                         << "\nhand = " << v_point.transpose();
+      EXPECT_LT(test::rel_err(r.J * v, v_point), kTol)
+          << "J v = " << (r.J * v).transpose() << "\nhand = " << v_point.transpose();
       // Normal row: nᵀ J = ∂(nᵀ p − h)/∂q.
       const MatrixX Jfd = fd_error_jacobian(model, d2, set, q);
       EXPECT_LT(test::rel_err(n.transpose() * r.J, n.transpose() * Jfd), kTol);
       // Drift = J̇ v along q ⊕ t v (v fixed): all three rows.
       const VectorX gfd = fd_drift(model, d2, set, q, v);
-      EXPECT_LT(test::rel_err(r.drift, gfd), kTol) << "\nγ    = " << r.drift.transpose()
-                                                   << "\nγ_fd = " << gfd.transpose();
+      EXPECT_LT(test::rel_err(r.drift, gfd), kTol)
+          << "\nγ    = " << r.drift.transpose() << "\nγ_fd = " << gfd.transpose();
       // Stabilized γ (default 10 Hz): drift + kd J v + kp e.
       EXPECT_LT(test::rel_err(r.gamma, r.drift + wheel->kd() * r.J * v + wheel->kp() * r.error), 1e-12);
     }

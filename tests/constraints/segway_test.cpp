@@ -29,10 +29,10 @@ namespace articula {
 namespace {
 
 // Parameters of models/segway.urdf.
-constexpr double kR = 0.2;                            // wheel radius
+constexpr double kR = 0.2;                              // wheel radius
 constexpr double kMw = 2.0, kIw = 0.5 * kMw * kR * kR;  // wheel mass, spin inertia
-constexpr double kMb = 10.0, kL = 0.5;                // body mass, axle → centre of mass
-constexpr double kIb = kMb * (0.2 * 0.2 + 1.0) / 12;  // body inertia about y at its centre of mass
+constexpr double kMb = 10.0, kL = 0.5;                  // body mass, axle → centre of mass
+constexpr double kIb = kMb * (0.2 * 0.2 + 1.0) / 12;    // body inertia about y at its centre of mass
 constexpr double kG = 9.81;
 
 struct Segway {

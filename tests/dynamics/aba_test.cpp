@@ -147,7 +147,8 @@ TEST(AbaAnalytic, PendulumAcceleration) {
     for (double arm : {0.0, 0.05}) {
       ModelBuilder b("pendulum");
       b.add_body("bob", "", "hinge", JointType::Revolute, {}, {0, 1, 0},
-                 Inertia::from_com(m, {l, 0, 0}, Ic * Matrix3::Identity()), JointLimits{-M_PI, M_PI, 10, 10, 0, 0, arm});
+                 Inertia::from_com(m, {l, 0, 0}, Ic * Matrix3::Identity()),
+                 JointLimits{-M_PI, M_PI, 10, 10, 0, 0, arm});
       const Model model = b.build();
       Data data(model);
       for (double th : {-2.0, -0.5, 0.0, 0.3, 1.2, 3.0}) {

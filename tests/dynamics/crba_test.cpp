@@ -159,11 +159,13 @@ TEST(Crba, SolveSizeMismatchThrows) {
 TEST(CrbaAnalytic, PendulumInertia) {
   const double m = 2.0, l = 0.75, Ic = 1e-3;
   ModelBuilder b("pendulum");
-  b.add_body("bob", "", "hinge", JointType::Revolute, {}, {0, 1, 0}, Inertia::from_com(m, {l, 0, 0}, Ic * Matrix3::Identity()),
+  b.add_body("bob", "", "hinge", JointType::Revolute, {}, {0, 1, 0},
+             Inertia::from_com(m, {l, 0, 0}, Ic * Matrix3::Identity()),
              JointLimits{-M_PI, M_PI, 10.0, 10.0, 0.0, 0.0, 0.05});
   const Model model = b.build();
   Data data(model);
-  for (double th : {-1.0, 0.0, 2.0}) EXPECT_NEAR(crba(model, data, VectorX::Constant(1, th))(0, 0), m * l * l + Ic + 0.05, 1e-14);
+  for (double th : {-1.0, 0.0, 2.0})
+    EXPECT_NEAR(crba(model, data, VectorX::Constant(1, th))(0, 0), m * l * l + Ic + 0.05, 1e-14);
 }
 
 TEST(CrbaAnalytic, FreeBodyMassMatrixIsTheSpatialInertia) {

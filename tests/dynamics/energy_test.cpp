@@ -59,7 +59,8 @@ TEST(Energy, PotentialEnergyIsMassTimesHeight) {
     Data data(model);
     const VectorX q = random_configuration(model, rng);
     const Vector3 c = center_of_mass(model, data, q);
-    EXPECT_NEAR(potential_energy(model, data, q), -model.total_mass() * model.gravity.v.dot(c), 1e-10 * (1 + c.norm())) << name;
+    EXPECT_NEAR(potential_energy(model, data, q), -model.total_mass() * model.gravity.v.dot(c), 1e-10 * (1 + c.norm()))
+        << name;
     EXPECT_NEAR(data.mass, model.total_mass(), 1e-12) << name;
   }
 }
@@ -88,7 +89,8 @@ TEST(Energy, CentreOfMassIsTheMassWeightedMean) {
     const VectorX q = random_configuration(model, rng);
     forward_kinematics(model, data, q);
     Vector3 sum = Vector3::Zero();
-    for (Index i = 0; i < model.njoints; ++i) sum += model.inertias[i].m * data.oMi[i].act_point(model.inertias[i].com());
+    for (Index i = 0; i < model.njoints; ++i)
+      sum += model.inertias[i].m * data.oMi[i].act_point(model.inertias[i].com());
     const Vector3 expected = sum / model.total_mass();
     EXPECT_LT((center_of_mass(model, data, q) - expected).norm(), 1e-12 * (1 + expected.norm())) << name;
     // center_of_mass_jacobian also sets com and mass.

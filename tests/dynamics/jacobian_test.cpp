@@ -33,7 +33,8 @@ TEST(Jacobian, FrameVelocityEqualsJv) {
         for (ReferenceFrame ref : kRefs) {
           frame_jacobian(model, data, f, ref, J);
           const Vector6 V = frame_velocity(model, dv, f, ref).vector();
-          EXPECT_LT((J * s.v - V).norm(), 1e-12 * (1 + V.norm())) << name << " " << model.frames[f].name << " " << ref_name(ref);
+          EXPECT_LT((J * s.v - V).norm(), 1e-12 * (1 + V.norm()))
+              << name << " " << model.frames[f].name << " " << ref_name(ref);
           // The allocating overload agrees.
           EXPECT_EQ(frame_jacobian(model, dv, s.q, f, ref), J);
         }
@@ -126,7 +127,8 @@ TEST(Jacobian, DriftEqualsDerivativeOfJv) {
           frame_jacobian(model, dm, f, ref, Jm);
           const Vector6 fd = (Jp - Jm) * s.v / (2 * eps);
           const Vector6 drift = frame_acceleration(model, data, f, ref).vector();
-          EXPECT_LT((fd - drift).norm(), 1e-6 * (1 + fd.norm())) << name << " " << model.frames[f].name << " " << ref_name(ref);
+          EXPECT_LT((fd - drift).norm(), 1e-6 * (1 + fd.norm()))
+              << name << " " << model.frames[f].name << " " << ref_name(ref);
         }
       }
     }

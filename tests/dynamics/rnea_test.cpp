@@ -114,8 +114,8 @@ TEST(Rnea, SizeMismatchThrows) {
 /// A point-ish mass m at distance l along x from a revolute joint about y (gravity −z).
 Model pendulum(double m, double l, double Ic) {
   ModelBuilder b("pendulum");
-  b.add_body("bob", "", "hinge", JointType::Revolute, {}, {0, 1, 0}, Inertia::from_com(m, {l, 0, 0}, Ic * Matrix3::Identity()),
-             JointLimits{-M_PI, M_PI});
+  b.add_body("bob", "", "hinge", JointType::Revolute, {}, {0, 1, 0},
+             Inertia::from_com(m, {l, 0, 0}, Ic * Matrix3::Identity()), JointLimits{-M_PI, M_PI});
   return b.build();
 }
 

@@ -1,9 +1,8 @@
 // Uses the installed articula: loads the URDF given as argument, runs the
 // articulated-body algorithm at rest, prints "nv <n>". Exit code 0 if q̈ is finite.
+#include <articula/articula.hpp>
 #include <exception>
 #include <iostream>
-
-#include <articula/articula.hpp>
 
 int main(int argc, char** argv) {
   if (argc != 2) {

@@ -27,7 +27,8 @@ class TempFile {
  public:
   TempFile(const std::string& stem, const std::string& contents) {
     path_ = (std::filesystem::temp_directory_path() /
-             ("articula_urdf_test_" + stem + "_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + ".urdf"))
+             ("articula_urdf_test_" + stem + "_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+              ".urdf"))
                 .string();
     std::ofstream(path_) << contents;
   }
@@ -44,12 +45,15 @@ const char* kInertial = R"(<inertial><origin xyz="0 0 0"/><mass value="1"/>
     <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial>)";
 
 /// A robot with the given body between <robot> tags.
-std::string robot(const std::string& body) { return "<?xml version=\"1.0\"?>\n<robot name=\"r\">\n" + body + "\n</robot>\n"; }
+std::string robot(const std::string& body) {
+  return "<?xml version=\"1.0\"?>\n<robot name=\"r\">\n" + body + "\n</robot>\n";
+}
 std::string link(const std::string& name, const std::string& inertial = kInertial) {
   return "<link name=\"" + name + "\">" + inertial + "</link>\n";
 }
-std::string joint(const std::string& name, const std::string& type, const std::string& parent, const std::string& child,
-                  const std::string& extra = "<axis xyz=\"0 0 1\"/><limit lower=\"-1\" upper=\"1\" effort=\"10\" velocity=\"2\"/>") {
+std::string joint(
+    const std::string& name, const std::string& type, const std::string& parent, const std::string& child,
+    const std::string& extra = "<axis xyz=\"0 0 1\"/><limit lower=\"-1\" upper=\"1\" effort=\"10\" velocity=\"2\"/>") {
   return "<joint name=\"" + name + "\" type=\"" + type + "\"><parent link=\"" + parent + "\"/><child link=\"" + child +
          "\"/>" + extra + "</joint>\n";
 }
@@ -61,8 +65,8 @@ TEST(Urdf, LoadsEveryBundledModel) {
     std::string stem;
     int nv_fixed;
   };
-  for (const Expect& e : std::vector<Expect>{{"pendulum3r", 3}, {"rx130_standin", 6}, {"ur5", 6}, {"panda", 7}, {"solo12", 12},
-                                             {"talos_reduced", 32}}) {
+  for (const Expect& e : std::vector<Expect>{
+           {"pendulum3r", 3}, {"rx130_standin", 6}, {"ur5", 6}, {"panda", 7}, {"solo12", 12}, {"talos_reduced", 32}}) {
     const std::string path = test::model_path(e.stem);
     const Model fixed = load_urdf(path, BaseType::Fixed);
     EXPECT_EQ(fixed.nv, e.nv_fixed) << e.stem;
@@ -81,7 +85,8 @@ TEST(Urdf, LoadsEveryBundledModel) {
     EXPECT_GE(fixed.frames.size(), static_cast<std::size_t>(nlinks)) << e.stem;
     const std::regex joint_re("<joint\\s+name=\"([^\"]+)\"\\s+type=\"(revolute|continuous|prismatic)\"");
     int njoints = 0;
-    for (auto it = std::sregex_iterator(xml.begin(), xml.end(), joint_re); it != std::sregex_iterator(); ++it, ++njoints)
+    for (auto it = std::sregex_iterator(xml.begin(), xml.end(), joint_re); it != std::sregex_iterator();
+         ++it, ++njoints)
       EXPECT_TRUE(fixed.has_joint((*it)[1])) << e.stem << " joint " << (*it)[1];
     EXPECT_EQ(fixed.njoints, njoints) << e.stem;
     // With a floating base nothing is welded to the world: the model carries every link's mass.
@@ -187,7 +192,8 @@ TEST(Urdf, ReadsEveryElement) {
   EXPECT_TRUE(std::isinf(m.lower[1]) && std::isinf(m.upper[1]));
   // Inertias: the inertial origin (with rotation) is applied; the bracket is merged into the carriage.
   const Matrix3 Rz = rpy(0, 0, M_PI / 2);
-  const Inertia carriage = Inertia::from_com(2.0, {0.1, 0, 0}, Rz * Vector3(0.01, 0.03, 0.035).asDiagonal() * Rz.transpose());
+  const Inertia carriage =
+      Inertia::from_com(2.0, {0.1, 0, 0}, Rz * Vector3(0.01, 0.03, 0.035).asDiagonal() * Rz.transpose());
   const Inertia bracket = Inertia::from_com(0.5, Vector3::Zero(), 0.001 * Matrix3::Identity());
   EXPECT_LT((m.inertias[0].matrix() - (carriage + bracket.transformed(mount)).matrix()).norm(), 1e-12);
   EXPECT_NEAR(m.inertias[1].m, 1.0, 1e-15);
@@ -203,8 +209,9 @@ TEST(Urdf, ReadsEveryElement) {
   const VectorX q = Eigen::Vector2d(0.3, 0.8);
   Data d(m);
   forward_kinematics(m, d, q);
-  const Transform expected = Transform{rpy(0.1, 0.2, 0.3), {0.1, 0.2, 0.3}} * Transform{Matrix3::Identity(), {0, 0, 0.3}} *
-                             mount * Transform{Matrix3::Identity(), {0, 0, 0.2}} *
+  const Transform expected = Transform{rpy(0.1, 0.2, 0.3), {0.1, 0.2, 0.3}} *
+                             Transform{Matrix3::Identity(), {0, 0, 0.3}} * mount *
+                             Transform{Matrix3::Identity(), {0, 0, 0.2}} *
                              Transform{Eigen::AngleAxisd(0.8, Vector3::UnitX()).toRotationMatrix(), Vector3::Zero()} *
                              Transform{Matrix3::Identity(), {0.3, 0, 0}};
   EXPECT_TRUE(frame_placement(m, d, m.frame_id("massless_tip")).isApprox(expected, 1e-12));
@@ -237,20 +244,33 @@ std::vector<BadCase> bad_cases() {
       {"not_a_robot", "<?xml version=\"1.0\"?><model name=\"m\"/>", {}},
       {"unknown_joint_type", robot(two + joint("hinge_j", "hinge", "a", "b")), {"hinge_j"}},
       {"negative_mass",
-       robot(link("a") + link("heavy_neg", R"(<inertial><mass value="-1"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial>)") +
-             joint("j", "revolute", "a", "heavy_neg")),
+       robot(
+           link("a") +
+           link(
+               "heavy_neg",
+               R"(<inertial><mass value="-1"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial>)") +
+           joint("j", "revolute", "a", "heavy_neg")),
        {"heavy_neg", "mass"}},
       {"triangle_inequality",
-       robot(link("a") + link("flat_b", R"(<inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="3"/></inertial>)") +
-             joint("j", "revolute", "a", "flat_b")),
+       robot(
+           link("a") +
+           link("flat_b",
+                R"(<inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="3"/></inertial>)") +
+           joint("j", "revolute", "a", "flat_b")),
        {"flat_b", "triangle"}},
       {"not_positive_definite",
-       robot(link("a") + link("neg_b", R"(<inertial><mass value="1"/><inertia ixx="-0.1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial>)") +
-             joint("j", "revolute", "a", "neg_b")),
+       robot(
+           link("a") +
+           link(
+               "neg_b",
+               R"(<inertial><mass value="1"/><inertia ixx="-0.1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial>)") +
+           joint("j", "revolute", "a", "neg_b")),
        {"neg_b"}},
       {"bad_root_inertia",
-       robot(link("root_bad", R"(<inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="3"/></inertial>)") +
-             link("b") + joint("j", "revolute", "root_bad", "b")),
+       robot(
+           link("root_bad",
+                R"(<inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="3"/></inertial>)") +
+           link("b") + joint("j", "revolute", "root_bad", "b")),
        {"root_bad"}},
       {"two_parents",
        robot(link("a") + link("b") + link("c") + joint("j1", "revolute", "a", "b") + joint("j2", "revolute", "a", "c") +
@@ -260,21 +280,30 @@ std::vector<BadCase> bad_cases() {
        robot(link("a") + link("b") + link("c") + joint("j1", "revolute", "a", "b") + joint("j2", "revolute", "b", "c") +
              joint("j3", "revolute", "c", "b")),
        {"'b'"}},
-      {"duplicate_link", robot(link("a") + link("dup_l") + link("dup_l") + joint("j", "revolute", "a", "dup_l")), {"dup_l"}},
+      {"duplicate_link",
+       robot(link("a") + link("dup_l") + link("dup_l") + joint("j", "revolute", "a", "dup_l")),
+       {"dup_l"}},
       {"duplicate_joint",
-       robot(link("a") + link("b") + link("c") + joint("dup_j", "revolute", "a", "b") + joint("dup_j", "revolute", "b", "c")),
+       robot(link("a") + link("b") + link("c") + joint("dup_j", "revolute", "a", "b") +
+             joint("dup_j", "revolute", "b", "c")),
        {"dup_j"}},
-      {"revolute_without_limit", robot(two + joint("nolim_j", "revolute", "a", "b", "<axis xyz=\"0 0 1\"/>")), {"nolim_j"}},
-      {"prismatic_without_limit", robot(two + joint("nolim_p", "prismatic", "a", "b", "<axis xyz=\"0 0 1\"/>")), {"nolim_p"}},
+      {"revolute_without_limit",
+       robot(two + joint("nolim_j", "revolute", "a", "b", "<axis xyz=\"0 0 1\"/>")),
+       {"nolim_j"}},
+      {"prismatic_without_limit",
+       robot(two + joint("nolim_p", "prismatic", "a", "b", "<axis xyz=\"0 0 1\"/>")),
+       {"nolim_p"}},
       {"planar", robot(two + joint("planar_j", "planar", "a", "b", "<axis xyz=\"0 0 1\"/>")), {"planar_j", "planar"}},
       {"floating_inside", robot(two + joint("float_j", "floating", "a", "b", "")), {"float_j", "floating"}},
       {"mimic",
        robot(link("a") + link("b") + link("c") + joint("j1", "revolute", "a", "b") +
              joint("mimic_j", "revolute", "b", "c",
-                   "<axis xyz=\"0 0 1\"/><limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/><mimic joint=\"j1\"/>")),
+                   "<axis xyz=\"0 0 1\"/><limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/><mimic "
+                   "joint=\"j1\"/>")),
        {"mimic_j", "mimic"}},
-      {"zero_axis", robot(two + joint("zero_axis_j", "revolute", "a", "b",
-                                      "<axis xyz=\"0 0 0\"/><limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/>")),
+      {"zero_axis",
+       robot(two + joint("zero_axis_j", "revolute", "a", "b",
+                         "<axis xyz=\"0 0 0\"/><limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/>")),
        {"zero_axis_j", "axis"}},
       {"unknown_child", robot(link("a") + joint("orphan_j", "revolute", "a", "ghost")), {}},
       {"two_roots", robot(link("a") + link("b") + link("island")), {}},
@@ -333,7 +362,8 @@ TEST(Urdf, MissingFileNamesThePath) {
 TEST(Urdf, ParseErrorsAreNotPrinted) {
   ::testing::internal::CaptureStderr();
   ::testing::internal::CaptureStdout();
-  EXPECT_THROW((void)load_urdf_string(robot(link("a") + link("b") + joint("hinge_j", "hinge", "a", "b"))), std::runtime_error);
+  EXPECT_THROW((void)load_urdf_string(robot(link("a") + link("b") + joint("hinge_j", "hinge", "a", "b"))),
+               std::runtime_error);
   const std::string err = ::testing::internal::GetCapturedStderr();
   const std::string out = ::testing::internal::GetCapturedStdout();
   EXPECT_EQ(err, "");

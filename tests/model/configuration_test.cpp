@@ -19,13 +19,13 @@ using test::test_models;
     const int npos = model.nq_joint[i] - nquat;
     for (int k = 0; k < npos; ++k)
       if (std::abs(q1[iq + k] - q2[iq + k]) > tol)
-        return ::testing::AssertionFailure() << "joint " << model.joint_names[i] << " coordinate " << k << ": " << q1[iq + k]
-                                             << " vs " << q2[iq + k];
+        return ::testing::AssertionFailure()
+               << "joint " << model.joint_names[i] << " coordinate " << k << ": " << q1[iq + k] << " vs " << q2[iq + k];
     if (nquat) {
       const Eigen::Vector4d a = q1.segment<4>(iq + npos), b = q2.segment<4>(iq + npos);
       if (std::min((a - b).norm(), (a + b).norm()) > tol)
-        return ::testing::AssertionFailure() << "joint " << model.joint_names[i] << " quaternion " << a.transpose()
-                                             << " vs " << b.transpose();
+        return ::testing::AssertionFailure()
+               << "joint " << model.joint_names[i] << " quaternion " << a.transpose() << " vs " << b.transpose();
     }
   }
   return ::testing::AssertionSuccess();
@@ -65,7 +65,8 @@ TEST(Configuration, DifferenceInvertsIntegrate) {
       const VectorX q1 = integrate(model, q, v, 1.0);
       EXPECT_LT((difference(model, q, q1) - v).norm(), 1e-11) << name;
       // With a time step: integrate(q, v, dt) = integrate(q, v dt, 1).
-      EXPECT_TRUE(same_configuration(model, integrate(model, q, v, 0.3), integrate(model, q, VectorX(0.3 * v), 1.0), 1e-14))
+      EXPECT_TRUE(
+          same_configuration(model, integrate(model, q, v, 0.3), integrate(model, q, VectorX(0.3 * v), 1.0), 1e-14))
           << name;
       EXPECT_LT(difference(model, q, q).norm(), 1e-12) << name;
       EXPECT_TRUE(same_configuration(model, integrate(model, q, VectorX::Zero(model.nv), 1.0), q, 1e-15)) << name;
@@ -99,8 +100,8 @@ TEST(Configuration, IntegrateIsAOneParameterGroup) {
   for (const auto& [name, model] : test_models()) {
     const VectorX q = random_configuration(model, rng);
     const VectorX v = random_vector(model.nv, rng);
-    EXPECT_TRUE(same_configuration(model, integrate(model, integrate(model, q, v, 0.4), v, 0.7), integrate(model, q, v, 1.1),
-                                   1e-12))
+    EXPECT_TRUE(same_configuration(model, integrate(model, integrate(model, q, v, 0.4), v, 0.7),
+                                   integrate(model, q, v, 1.1), 1e-12))
         << name;
     // Going back along −v returns to q.
     EXPECT_TRUE(same_configuration(model, integrate(model, integrate(model, q, v, 0.8), v, -0.8), q, 1e-12)) << name;
@@ -133,8 +134,8 @@ TEST(Configuration, NormalizeRescalesAndThrowsOnZeroQuaternion) {
   std::mt19937 rng(36);
   VectorX q = random_configuration(model, rng);
   const VectorX q_unit = q;
-  q.segment<4>(3) *= 3.0;                         // free-flyer quaternion
-  q.segment<4>(model.idx_q[1]) *= 0.5;            // spherical quaternion
+  q.segment<4>(3) *= 3.0;               // free-flyer quaternion
+  q.segment<4>(model.idx_q[1]) *= 0.5;  // spherical quaternion
   normalize(model, q);
   EXPECT_LT((q - q_unit).norm(), 1e-15);
   VectorX zero = q_unit;

@@ -12,7 +12,8 @@ using test::asymmetric_inertia;
 using test::rot;
 using test::throws_with;
 
-const Inertia kBody = Inertia::from_com(1.0, Vector3(0.1, 0, 0), Vector3(0.01, 0.02, 0.025).asDiagonal().toDenseMatrix());
+const Inertia kBody =
+    Inertia::from_com(1.0, Vector3(0.1, 0, 0), Vector3(0.01, 0.02, 0.025).asDiagonal().toDenseMatrix());
 
 TEST(ModelBuilder, NumbersBodiesDepthFirst) {
   // Added out of depth-first order: a, b (both on the world), then a's child c, then c's child d.
@@ -149,23 +150,76 @@ TEST(ModelBuilder, RejectsBadInput) {
     return b;
   };
   using E = std::invalid_argument;
-  EXPECT_TRUE(throws_with<E>([&] { base().add_body("a", "", "jx", JointType::Revolute, {}, {0, 0, 1}, kBody); }, {"'a'", "duplicate"}));
-  EXPECT_TRUE(throws_with<E>([&] { base().add_body("f", "", "jx", JointType::Revolute, {}, {0, 0, 1}, kBody); }, {"'f'", "duplicate"}));
-  EXPECT_TRUE(throws_with<E>([&] { base().add_body("b", "a", "ja", JointType::Revolute, {}, {0, 0, 1}, kBody); }, {"'ja'", "duplicate"}));
-  EXPECT_TRUE(throws_with<E>([&] { base().add_body("b", "a", "jf", JointType::Revolute, {}, {0, 0, 1}, kBody); }, {"'jf'", "duplicate"}));
-  EXPECT_TRUE(throws_with<E>([&] { base().add_body("b", "nobody", "jb", JointType::Revolute, {}, {0, 0, 1}, kBody); }, {"'nobody'", "unknown parent"}));
-  EXPECT_TRUE(throws_with<E>([&] { base().add_body("b", "a", "jb", JointType::Revolute, {}, {0, 0, 0}, kBody); }, {"'jb'", "axis"}));
-  EXPECT_TRUE(throws_with<E>([&] { base().add_body("b", "a", "jb", JointType::Prismatic, {}, {0, 0, 0}, kBody); }, {"'jb'", "axis"}));
-  EXPECT_TRUE(throws_with<E>([&] { base().add_body("b", "a", "jb", JointType::Revolute, {}, {0, std::nan(""), 1}, kBody); }, {"'jb'", "axis"}));
-  EXPECT_TRUE(throws_with<E>([&] { base().add_body("", "a", "jb", JointType::Revolute, {}, {0, 0, 1}, kBody); }, {"empty"}));
+  EXPECT_TRUE(throws_with<E>(
+      [&] {
+        base().add_body("a", "", "jx", JointType::Revolute, {}, {0, 0, 1}, kBody);
+      },
+      {"'a'", "duplicate"}));
+  EXPECT_TRUE(throws_with<E>(
+      [&] {
+        base().add_body("f", "", "jx", JointType::Revolute, {}, {0, 0, 1}, kBody);
+      },
+      {"'f'", "duplicate"}));
+  EXPECT_TRUE(throws_with<E>(
+      [&] {
+        base().add_body("b", "a", "ja", JointType::Revolute, {}, {0, 0, 1}, kBody);
+      },
+      {"'ja'", "duplicate"}));
+  EXPECT_TRUE(throws_with<E>(
+      [&] {
+        base().add_body("b", "a", "jf", JointType::Revolute, {}, {0, 0, 1}, kBody);
+      },
+      {"'jf'", "duplicate"}));
+  EXPECT_TRUE(throws_with<E>(
+      [&] {
+        base().add_body("b", "nobody", "jb", JointType::Revolute, {}, {0, 0, 1}, kBody);
+      },
+      {"'nobody'", "unknown parent"}));
+  EXPECT_TRUE(throws_with<E>(
+      [&] {
+        base().add_body("b", "a", "jb", JointType::Revolute, {}, {0, 0, 0}, kBody);
+      },
+      {"'jb'", "axis"}));
+  EXPECT_TRUE(throws_with<E>(
+      [&] {
+        base().add_body("b", "a", "jb", JointType::Prismatic, {}, {0, 0, 0}, kBody);
+      },
+      {"'jb'", "axis"}));
+  EXPECT_TRUE(throws_with<E>(
+      [&] {
+        base().add_body("b", "a", "jb", JointType::Revolute, {}, {0, std::nan(""), 1}, kBody);
+      },
+      {"'jb'", "axis"}));
+  EXPECT_TRUE(throws_with<E>(
+      [&] {
+        base().add_body("", "a", "jb", JointType::Revolute, {}, {0, 0, 1}, kBody);
+      },
+      {"empty"}));
   Inertia neg = kBody;
   neg.m = -1.0;
-  EXPECT_TRUE(throws_with<E>([&] { base().add_body("b", "a", "jb", JointType::Revolute, {}, {0, 0, 1}, neg); }, {"'b'", "negative mass"}));
+  EXPECT_TRUE(throws_with<E>(
+      [&] {
+        base().add_body("b", "a", "jb", JointType::Revolute, {}, {0, 0, 1}, neg);
+      },
+      {"'b'", "negative mass"}));
   const Inertia tri = Inertia::from_com(1.0, Vector3::Zero(), Vector3(1.0, 1.0, 3.0).asDiagonal().toDenseMatrix());
-  EXPECT_TRUE(throws_with<E>([&] { base().add_body("b", "a", "jb", JointType::Revolute, {}, {0, 0, 1}, tri); }, {"'b'", "triangle"}));
+  EXPECT_TRUE(throws_with<E>(
+      [&] {
+        base().add_body("b", "a", "jb", JointType::Revolute, {}, {0, 0, 1}, tri);
+      },
+      {"'b'", "triangle"}));
   EXPECT_TRUE(throws_with<E>([&] { base().add_fixed_link("g", "a", "jg", {}, tri); }, {"'g'", "triangle"}));
-  EXPECT_TRUE(throws_with<E>([&] { base().add_body("b", "a", "jb", JointType::Revolute, {}, {0, 0, 1}, kBody, JointLimits{1.0, -1.0}); }, {"'jb'", "lower limit"}));
-  EXPECT_TRUE(throws_with<E>([&] { base().add_body("b", "a", "jb", JointType::Revolute, {}, {0, 0, 1}, kBody, JointLimits{-1, 1, 1, 1, 0, 0, -0.1}); }, {"'jb'", "negative"}));
+  EXPECT_TRUE(throws_with<E>(
+      [&] {
+        base().add_body("b", "a", "jb", JointType::Revolute, {}, {0, 0, 1}, kBody, JointLimits{1.0, -1.0});
+      },
+      {"'jb'", "lower limit"}));
+  EXPECT_TRUE(throws_with<E>(
+      [&] {
+        base().add_body("b", "a", "jb", JointType::Revolute, {}, {0, 0, 1}, kBody,
+                        JointLimits{-1, 1, 1, 1, 0, 0, -0.1});
+      },
+      {"'jb'", "negative"}));
   EXPECT_TRUE(throws_with<E>([&] { base().add_fixed_link("a", "a", "jg", {}, kBody); }, {"'a'", "duplicate"}));
   EXPECT_TRUE(throws_with<E>([&] { base().add_fixed_link("g", "nobody", "jg", {}, kBody); }, {"'nobody'"}));
   EXPECT_TRUE(throws_with<E>([&] { base().add_fixed_link("g", "a", "ja", {}, kBody); }, {"'ja'", "duplicate"}));
@@ -173,7 +227,11 @@ TEST(ModelBuilder, RejectsBadInput) {
   EXPECT_TRUE(throws_with<E>([&] { base().add_frame("g", "nobody", {}); }, {"'nobody'"}));
   Transform bad;
   bad.p.x() = std::numeric_limits<double>::infinity();
-  EXPECT_TRUE(throws_with<E>([&] { base().add_body("b", "a", "jb", JointType::Revolute, bad, {0, 0, 1}, kBody); }, {"'jb'", "non-finite"}));
+  EXPECT_TRUE(throws_with<E>(
+      [&] {
+        base().add_body("b", "a", "jb", JointType::Revolute, bad, {0, 0, 1}, kBody);
+      },
+      {"'jb'", "non-finite"}));
 }
 
 TEST(InertiaProblem, ClassifiesInertias) {
@@ -197,7 +255,8 @@ TEST(InertiaProblem, ClassifiesInertias) {
   EXPECT_NE(inertia_problem(I).find("zero mass"), std::string::npos);
   // A point mass and a thin rod (degenerate but physical) are accepted.
   EXPECT_EQ(inertia_problem(Inertia::from_com(2.0, Vector3(1, 2, 3), Matrix3::Zero())), "");
-  EXPECT_EQ(inertia_problem(Inertia::from_com(2.0, Vector3::Zero(), Vector3(0, 1, 1).asDiagonal().toDenseMatrix())), "");
+  EXPECT_EQ(inertia_problem(Inertia::from_com(2.0, Vector3::Zero(), Vector3(0, 1, 1).asDiagonal().toDenseMatrix())),
+            "");
 }
 
 TEST(Model, LookupsThrowListingValidNames) {
@@ -208,7 +267,8 @@ TEST(Model, LookupsThrowListingValidNames) {
   EXPECT_FALSE(m.has_joint("nope"));
   EXPECT_FALSE(m.has_frame("nope"));
   using E = std::invalid_argument;
-  EXPECT_TRUE(throws_with<E>([&] { (void)m.joint_id("nope"); }, {"'nope'", "root", "j_sph", "j_prism", "j_cont", "j_rev"}));
+  EXPECT_TRUE(
+      throws_with<E>([&] { (void)m.joint_id("nope"); }, {"'nope'", "root", "j_sph", "j_prism", "j_cont", "j_rev"}));
   EXPECT_TRUE(throws_with<E>([&] { (void)m.body_id("nope"); }, {"'nope'", "base", "arm1", "leg"}));
   EXPECT_TRUE(throws_with<E>([&] { (void)m.frame_id("nope"); }, {"'nope'", "tip", "tool", "world_mark"}));
 }

@@ -135,14 +135,13 @@ TEST_P(JumpInvariants, MomentumBalanceEnergyAndFormsAgree) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Models, JumpInvariants,
-    ::testing::Values(Case{"pendulum3r", none, p3_lock2}, Case{"pendulum3r", p3_lock2, p3_lock3},
-                      Case{"rx130_standin", rx_lock1, rx_lock23}, Case{"ur5", none, ur5_point},
-                      Case{"panda", none, panda_weld},
-                      Case{"panda", panda_loop, panda_weld}, Case{"solo12", solo_three_feet, solo_fourth_foot},
-                      Case{"talos", talos_left, talos_right_and_lock}),
-    [](const auto& info) { return info.param.model + "_" + std::to_string(info.index); });
+INSTANTIATE_TEST_SUITE_P(Models, JumpInvariants,
+                         ::testing::Values(Case{"pendulum3r", none, p3_lock2}, Case{"pendulum3r", p3_lock2, p3_lock3},
+                                           Case{"rx130_standin", rx_lock1, rx_lock23}, Case{"ur5", none, ur5_point},
+                                           Case{"panda", none, panda_weld}, Case{"panda", panda_loop, panda_weld},
+                                           Case{"solo12", solo_three_feet, solo_fourth_foot},
+                                           Case{"talos", talos_left, talos_right_and_lock}),
+                         [](const auto& info) { return info.param.model + "_" + std::to_string(info.index); });
 
 // The 3R pendulum: locks in sequence; the naive mode breaks the momentum balance.
 TEST(ActivationJump, NaiveModeBreaksMomentumBalanceOn3R) {

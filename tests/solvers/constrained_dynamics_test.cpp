@@ -116,8 +116,8 @@ TEST(ConstrainedDynamics, NoConstraintEqualsAba) {
   const VectorX q = random_configuration(model, rng), v = test::random_vector(model.nv, rng);
   const VectorX tau = test::random_vector(model.nv, rng);
   const VectorX ref = aba(model, data, q, v, tau);
-  for (auto method : {ConstrainedMethod::Auto, ConstrainedMethod::Kkt, ConstrainedMethod::RangeSpace,
-                      ConstrainedMethod::NullSpace}) {
+  for (auto method :
+       {ConstrainedMethod::Auto, ConstrainedMethod::Kkt, ConstrainedMethod::RangeSpace, ConstrainedMethod::NullSpace}) {
     ASSERT_TRUE(constrained_forward_dynamics(model, data, ws, set, q, v, tau, {}, method).ok());
     EXPECT_LT(test::rel_err(data.ddq, ref), 1e-10) << to_string(method);
   }
@@ -166,8 +166,8 @@ TEST(ConstrainedDynamics, JointLockEqualsFixedJoint) {
   std::stringstream ss;
   ss << in.rdbuf();
   const std::string xml = ss.str();
-  const std::string fixed_xml =
-      std::regex_replace(xml, std::regex("name=\"elbow_joint\" type=\"revolute\""), "name=\"elbow_joint\" type=\"fixed\"");
+  const std::string fixed_xml = std::regex_replace(xml, std::regex("name=\"elbow_joint\" type=\"revolute\""),
+                                                   "name=\"elbow_joint\" type=\"fixed\"");
   ASSERT_NE(xml, fixed_xml);
   Model full = load_urdf_string(xml);
   Model reduced = load_urdf_string(fixed_xml);

@@ -149,7 +149,8 @@ TEST(Inertia, MatrixAndProduct) {
     EXPECT_NEAR(I.kinetic_energy(m), 0.5 * m.vector().dot(Im * m.vector()), kTol * 10);
   }
   // from_com / com / inertia_about_com round trip.
-  const Matrix3 Ic = test::rot(0.4, {1, 1, 0}) * Vector3(0.1, 0.2, 0.25).asDiagonal() * test::rot(0.4, {1, 1, 0}).transpose();
+  const Matrix3 Ic =
+      test::rot(0.4, {1, 1, 0}) * Vector3(0.1, 0.2, 0.25).asDiagonal() * test::rot(0.4, {1, 1, 0}).transpose();
   const Inertia J = Inertia::from_com(3.0, {0.5, 0.2, -0.1}, Ic);
   EXPECT_LT((J.com() - Vector3(0.5, 0.2, -0.1)).norm(), kTol);
   EXPECT_LT((J.inertia_about_com() - Ic).norm(), kTol);
@@ -166,7 +167,8 @@ TEST(Inertia, MatrixAndProduct) {
 TEST(Inertia, TransformedEqualsMatrixFormula) {
   std::mt19937 rng(7);
   for (int k = 0; k < 20; ++k) {
-    const Inertia I = Inertia::from_com(0.5 + k, random_vector(3, rng), test::asymmetric_inertia(1.0, Vector3::Zero(), 1.0 + k).Io);
+    const Inertia I =
+        Inertia::from_com(0.5 + k, random_vector(3, rng), test::asymmetric_inertia(1.0, Vector3::Zero(), 1.0 + k).Io);
     const Transform X = random_transform(rng);
     const Matrix6 Xinv = X.motion_matrix().inverse();
     const Matrix6 expected = Xinv.transpose() * I.matrix() * Xinv;
@@ -258,8 +260,8 @@ TEST(ExpLog, Log3InvertsExp3IncludingSmallAndNearPi) {
 
 TEST(ExpLog, Log6InvertsExp6IncludingSmallAndNearPi) {
   std::mt19937 rng(13);
-  for (double angle : {0.0, 1e-12, 1e-8, 1e-5, 0.99e-4, 1.01e-4, 1e-3, 0.5, 2.0, 3.0, M_PI - 1e-3, M_PI - 1e-5,
-                       M_PI - 1e-7}) {
+  for (double angle :
+       {0.0, 1e-12, 1e-8, 1e-5, 0.99e-4, 1.01e-4, 1e-3, 0.5, 2.0, 3.0, M_PI - 1e-3, M_PI - 1e-5, M_PI - 1e-7}) {
     for (int k = 0; k < 5; ++k) {
       const Vector3 axis = random_vector(3, rng).normalized();
       const Motion xi{random_vector(3, rng), angle * axis};

@@ -13,13 +13,13 @@ namespace articula::detail {
 }  // namespace articula::detail
 
 /// Throws std::invalid_argument("<func>: <message>") if cond is false; message is a stream expression.
-#define ARTICULA_CHECK(cond, msg)                          \
-  do {                                                     \
-    if (!(cond)) {                                         \
-      std::ostringstream articula_check_os_;               \
-      articula_check_os_ << msg;                           \
+#define ARTICULA_CHECK(cond, msg)                                         \
+  do {                                                                    \
+    if (!(cond)) {                                                        \
+      std::ostringstream articula_check_os_;                              \
+      articula_check_os_ << msg;                                          \
       ::articula::detail::fail_check(__func__, articula_check_os_.str()); \
-    }                                                      \
+    }                                                                     \
   } while (false)
 
 /// Checks that vector x has size n (names the argument in the message).

@@ -15,9 +15,7 @@ ARTICULA_ALWAYS_INLINE int joint_axis_index(const Model& model, Index i) {
   return static_cast<std::size_t>(i) < model.axis_index.size() ? model.axis_index[i] : -1;
 }
 
-ARTICULA_ALWAYS_INLINE bool is_revolute(JointType t) {
-  return t == JointType::Revolute || t == JointType::Continuous;
-}
+ARTICULA_ALWAYS_INLINE bool is_revolute(JointType t) { return t == JointType::Revolute || t == JointType::Continuous; }
 
 /// sin and cos of one angle in one call where the C library has sincos.
 ARTICULA_ALWAYS_INLINE void sin_cos(double x, double& s, double& c) {

@@ -26,7 +26,7 @@ struct FixedStepWorkspace {
 ///   coordinates θ around q, whose rates are the body velocities corrected by dexp⁻¹
 ///   (truncated after two brackets, enough for order 4); 4th order on every joint type.
 /// Returns false if f returned false; (q, v) are then unchanged.
-bool fixed_step(const Model& model, FixedStepMethod method, const AccelerationFn& f, double dt,
-                Eigen::Ref<VectorX> q, Eigen::Ref<VectorX> v, FixedStepWorkspace& ws);
+bool fixed_step(const Model& model, FixedStepMethod method, const AccelerationFn& f, double dt, Eigen::Ref<VectorX> q,
+                Eigen::Ref<VectorX> v, FixedStepWorkspace& ws);
 
 }  // namespace articula

@@ -20,7 +20,6 @@ enum class BaseType { Fixed, Floating };
 ///   duplicate name.
 Model load_urdf(const std::string& path, BaseType base = BaseType::Fixed);
 /// Same, from a URDF string; `source` names it in error messages.
-Model load_urdf_string(const std::string& xml, BaseType base = BaseType::Fixed,
-                       const std::string& source = "<string>");
+Model load_urdf_string(const std::string& xml, BaseType base = BaseType::Fixed, const std::string& source = "<string>");
 
 }  // namespace articula

@@ -14,8 +14,8 @@ enum class FrameType { Body, FixedLink, Joint, User };
 /// A named frame rigidly attached to a body (or to the world when parent == kWorld).
 struct Frame {
   std::string name;
-  Index parent = kWorld;      // body index, or kWorld
-  Transform placement;        // pose of the frame in the parent body's frame
+  Index parent = kWorld;  // body index, or kWorld
+  Transform placement;    // pose of the frame in the parent body's frame
   FrameType type = FrameType::User;
 };
 
@@ -32,28 +32,28 @@ struct Model {
   std::vector<std::string> joint_names;
   std::vector<std::string> body_names;
   std::vector<JointType> joint_types;
-  std::vector<Index> parents;             // kWorld for a root
-  std::vector<Transform> joint_placements; // joint frame in the parent body frame
-  std::vector<Vector3> axes;               // unit axis (revolute, prismatic)
-  std::vector<Inertia> inertias;           // body inertia in its own frame (fixed children merged)
+  std::vector<Index> parents;               // kWorld for a root
+  std::vector<Transform> joint_placements;  // joint frame in the parent body frame
+  std::vector<Vector3> axes;                // unit axis (revolute, prismatic)
+  std::vector<Inertia> inertias;            // body inertia in its own frame (fixed children merged)
   std::vector<int> idx_q, idx_v, nq_joint, nv_joint;
-  std::vector<Index> subtree_end;          // bodies i..subtree_end[i]-1 form i's subtree
+  std::vector<Index> subtree_end;  // bodies i..subtree_end[i]-1 form i's subtree
 
   // Per dof (size nv) and per coordinate (size nq).
-  MatrixX S;                               // (6 × nv) motion subspaces in the child frames
-  std::vector<int> dof_parent;             // λ(k) for the sparse LTLᵀ of M (RBDA §6.5), −1 at roots
-  std::vector<Index> dof_joint;            // joint of each dof
-  VectorX lower, upper;                    // (nq) position limits (±inf if none)
-  VectorX velocity_limit, effort_limit;    // (nv) (+inf if none)
-  VectorX damping, friction;               // (nv) from URDF <dynamics>
-  VectorX armature;                        // (nv) rotor inertia added to M's diagonal
+  MatrixX S;                             // (6 × nv) motion subspaces in the child frames
+  std::vector<int> dof_parent;           // λ(k) for the sparse LTLᵀ of M (RBDA §6.5), −1 at roots
+  std::vector<Index> dof_joint;          // joint of each dof
+  VectorX lower, upper;                  // (nq) position limits (±inf if none)
+  VectorX velocity_limit, effort_limit;  // (nv) (+inf if none)
+  VectorX damping, friction;             // (nv) from URDF <dynamics>
+  VectorX armature;                      // (nv) rotor inertia added to M's diagonal
 
   std::vector<Frame> frames;
   Motion gravity{Vector3(0, 0, -9.81), Vector3::Zero()};
 
   // Per joint (size njoints), precomputed by ModelBuilder::build() for the recursions' fast
   // paths (dynamics/joint_motion.hpp). A Model without it (empty) takes the general paths.
-  std::vector<int> axis_index;             // k when a revolute/continuous/prismatic axis is exactly ±e_k, else −1
+  std::vector<int> axis_index;  // k when a revolute/continuous/prismatic axis is exactly ±e_k, else −1
 
   // Look-ups; throw std::invalid_argument naming the missing name and listing valid ones.
   Index joint_id(const std::string& joint_name) const;

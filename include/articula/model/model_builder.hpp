@@ -28,12 +28,12 @@ class ModelBuilder {
   /// Throws std::invalid_argument on a duplicate name, unknown parent, zero axis,
   /// or an invalid inertia (negative mass, inertia not positive semi-definite).
   ModelBuilder& add_body(const std::string& body_name, const std::string& parent, const std::string& joint_name,
-                         JointType type, const Transform& joint_placement, const Vector3& axis,
-                         const Inertia& inertia, const JointLimits& limits = {});
+                         JointType type, const Transform& joint_placement, const Vector3& axis, const Inertia& inertia,
+                         const JointLimits& limits = {});
   /// Rigidly attaches a link to a body (a fixed joint): its inertia is merged into
   /// the parent body, its frame is kept (FrameType::FixedLink), and a joint frame too.
-  ModelBuilder& add_fixed_link(const std::string& link_name, const std::string& parent,
-                               const std::string& joint_name, const Transform& placement, const Inertia& inertia);
+  ModelBuilder& add_fixed_link(const std::string& link_name, const std::string& parent, const std::string& joint_name,
+                               const Transform& placement, const Inertia& inertia);
   /// Adds an extra frame to a body or to a fixed link, or to the world ("").
   ModelBuilder& add_frame(const std::string& frame_name, const std::string& parent, const Transform& placement);
   ModelBuilder& set_gravity(const Vector3& g);

@@ -38,15 +38,15 @@ struct JumpOptions {
 
 struct JumpResult {
   SolveStatus status = SolveStatus::Ok;
-  JumpForm form = JumpForm::Auto;        ///< the form actually used
-  VectorX v_minus, v_plus;               ///< (nv)
-  VectorX Lambda;                        ///< (m) all active rows, in ConstraintSet row order
-  std::vector<std::string> names;        ///< active constraints, in row order
-  std::vector<VectorX> Lambda_per;       ///< Λ split per active constraint
+  JumpForm form = JumpForm::Auto;   ///< the form actually used
+  VectorX v_minus, v_plus;          ///< (nv)
+  VectorX Lambda;                   ///< (m) all active rows, in ConstraintSet row order
+  std::vector<std::string> names;   ///< active constraints, in row order
+  std::vector<VectorX> Lambda_per;  ///< Λ split per active constraint
   double kinetic_before = 0.0, kinetic_after = 0.0;
-  double constraint_residual = 0.0;      ///< ‖J v⁺ + e J v⁻‖∞
-  double momentum_residual = 0.0;        ///< ‖P_ker J (M Δv − U)‖∞ (Euclidean projector)
-  int rank = 0;                          ///< rank of J
+  double constraint_residual = 0.0;  ///< ‖J v⁺ + e J v⁻‖∞
+  double momentum_residual = 0.0;    ///< ‖P_ker J (M Δv − U)‖∞ (Euclidean projector)
+  int rank = 0;                      ///< rank of J
   std::string message;
   bool ok() const { return status == SolveStatus::Ok || status == SolveStatus::Redundant; }
   /// Λ of one active constraint; throws std::invalid_argument for an unknown name.

@@ -2,12 +2,11 @@
 /// Constrained forward dynamics with exact Lagrange multipliers (docs/solvers.md):
 ///   M v̇ + h = τ + Σ Jᵢᵀ f_ext,i + Jᵀ λ,   J v̇ + γ = 0,
 /// solved by one of three methods named after the linear system they factor.
-#include <span>
-#include <string>
-
 #include <Eigen/Cholesky>
 #include <Eigen/LU>
 #include <Eigen/QR>
+#include <span>
+#include <string>
 
 #include "articula/constraints/constraint_set.hpp"
 
@@ -48,16 +47,16 @@ struct ConstrainedWorkspace {
   ConstrainedWorkspace(const Model& model, int max_rows = 24);
   void reserve(int rows);
   int nv;
-  VectorX b;          ///< (nv) τ − h + Σ Jᵀ f_ext
-  VectorX lambda;     ///< (m) multipliers of the last solve
-  VectorX a_free;     ///< (nv) unconstrained acceleration M⁻¹ b
-  MatrixX K;          ///< KKT matrix (nv + m)²
-  VectorX rhs, sol;   ///< (nv + m)
-  MatrixX Y;          ///< (nv × m) L⁻ᵀ Jᵀ
-  MatrixX S;          ///< (m × m) Schur complement
-  VectorX r;          ///< (m)
-  MatrixX Jt;         ///< (nv × m)
-  MatrixX Z;          ///< (nv × nv) null-space basis storage
+  VectorX b;         ///< (nv) τ − h + Σ Jᵀ f_ext
+  VectorX lambda;    ///< (m) multipliers of the last solve
+  VectorX a_free;    ///< (nv) unconstrained acceleration M⁻¹ b
+  MatrixX K;         ///< KKT matrix (nv + m)²
+  VectorX rhs, sol;  ///< (nv + m)
+  MatrixX Y;         ///< (nv × m) L⁻ᵀ Jᵀ
+  MatrixX S;         ///< (m × m) Schur complement
+  VectorX r;         ///< (m)
+  MatrixX Jt;        ///< (nv × m)
+  MatrixX Z;         ///< (nv × nv) null-space basis storage
   MatrixX MZ, ZMZ;
   Eigen::PartialPivLU<MatrixX> lu;
   Eigen::LDLT<MatrixX> ldlt;
@@ -70,9 +69,10 @@ struct ConstrainedWorkspace {
 /// Armature is included through M (crba) / D (aba); f_ext as in rnea()/aba().
 /// Never throws for numerical trouble: the report says what happened; throws
 /// std::invalid_argument for inconsistent sizes only.
-SolveReport solve_constrained(const Model& model, Data& data, ConstrainedWorkspace& ws, const Eigen::Ref<const MatrixX>& J,
-                              VectorRef gamma, VectorRef q, VectorRef v, VectorRef tau,
-                              std::span<const Force> f_ext = {}, ConstrainedMethod method = ConstrainedMethod::Auto);
+SolveReport solve_constrained(const Model& model, Data& data, ConstrainedWorkspace& ws,
+                              const Eigen::Ref<const MatrixX>& J, VectorRef gamma, VectorRef q, VectorRef v,
+                              VectorRef tau, std::span<const Force> f_ext = {},
+                              ConstrainedMethod method = ConstrainedMethod::Auto);
 
 /// The rows of the enabled constraints of `set` at (q, v) (with Baumgarte terms), then
 /// solve_constrained(); the multipliers are stored in set.lambda().

@@ -21,7 +21,12 @@ struct Inertia {
   /// f = I m: [m v − h×w; I_o w + h×v].
   Force operator*(const Motion& x) const { return {m * x.v - h.cross(x.w), Io * x.w + h.cross(x.v)}; }
   Inertia operator+(const Inertia& o) const { return {m + o.m, h + o.h, Io + o.Io}; }
-  Inertia& operator+=(const Inertia& o) { m += o.m; h += o.h; Io += o.Io; return *this; }
+  Inertia& operator+=(const Inertia& o) {
+    m += o.m;
+    h += o.h;
+    Io += o.Io;
+    return *this;
+  }
 
   /// The inertia expressed in A coordinates, given X_AB (this in B coordinates)
   /// (RBDA eq. 2.66 with the skew products expanded). With r = R h and h' = r + m p:
@@ -49,9 +54,15 @@ struct Inertia {
   Matrix6 matrix() const {
     Matrix6 M;
     M.topLeftCorner<3, 3>() = m * Matrix3::Identity();
-    M(0, 3) = 0.0; M(0, 4) = h.z(); M(0, 5) = -h.y();
-    M(1, 3) = -h.z(); M(1, 4) = 0.0; M(1, 5) = h.x();
-    M(2, 3) = h.y(); M(2, 4) = -h.x(); M(2, 5) = 0.0;
+    M(0, 3) = 0.0;
+    M(0, 4) = h.z();
+    M(0, 5) = -h.y();
+    M(1, 3) = -h.z();
+    M(1, 4) = 0.0;
+    M(1, 5) = h.x();
+    M(2, 3) = h.y();
+    M(2, 4) = -h.x();
+    M(2, 5) = 0.0;
     M.bottomLeftCorner<3, 3>() = M.topRightCorner<3, 3>().transpose();
     M.bottomRightCorner<3, 3>() = Io;
     return M;

@@ -27,14 +27,26 @@ struct Force {
   Vector3 n = Vector3::Zero();  // angular part (moment about the origin)
 
   static Force Zero() { return {}; }
-  Vector6 vector() const { Vector6 x; x << f, n; return x; }
+  Vector6 vector() const {
+    Vector6 x;
+    x << f, n;
+    return x;
+  }
   static Force from(const Vector6& x) { return {x.head<3>(), x.tail<3>()}; }
   Force operator+(const Force& o) const { return {f + o.f, n + o.n}; }
   Force operator-(const Force& o) const { return {f - o.f, n - o.n}; }
   Force operator-() const { return {-f, -n}; }
   Force operator*(double s) const { return {f * s, n * s}; }
-  Force& operator+=(const Force& o) { f += o.f; n += o.n; return *this; }
-  Force& operator-=(const Force& o) { f -= o.f; n -= o.n; return *this; }
+  Force& operator+=(const Force& o) {
+    f += o.f;
+    n += o.n;
+    return *this;
+  }
+  Force& operator-=(const Force& o) {
+    f -= o.f;
+    n -= o.n;
+    return *this;
+  }
 };
 
 /// A spatial motion m = [linear velocity of the frame origin; angular velocity].
@@ -43,14 +55,26 @@ struct Motion {
   Vector3 w = Vector3::Zero();  // angular part
 
   static Motion Zero() { return {}; }
-  Vector6 vector() const { Vector6 x; x << v, w; return x; }
+  Vector6 vector() const {
+    Vector6 x;
+    x << v, w;
+    return x;
+  }
   static Motion from(const Vector6& x) { return {x.head<3>(), x.tail<3>()}; }
   Motion operator+(const Motion& o) const { return {v + o.v, w + o.w}; }
   Motion operator-(const Motion& o) const { return {v - o.v, w - o.w}; }
   Motion operator-() const { return {-v, -w}; }
   Motion operator*(double s) const { return {v * s, w * s}; }
-  Motion& operator+=(const Motion& o) { v += o.v; w += o.w; return *this; }
-  Motion& operator-=(const Motion& o) { v -= o.v; w -= o.w; return *this; }
+  Motion& operator+=(const Motion& o) {
+    v += o.v;
+    w += o.w;
+    return *this;
+  }
+  Motion& operator-=(const Motion& o) {
+    v -= o.v;
+    w -= o.w;
+    return *this;
+  }
 
   /// Motion cross product m × m2 (RBDA eq. 2.31): [w×v2 + v×w2; w×w2].
   Motion cross(const Motion& m2) const { return {w.cross(m2.v) + v.cross(m2.w), w.cross(m2.w)}; }

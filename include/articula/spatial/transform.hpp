@@ -22,16 +22,12 @@ struct Transform {
     const Vector3 w = R * m.w;
     return {R * m.v + p.cross(w), w};
   }
-  Motion act_inv(const Motion& m) const {
-    return {R.transpose() * (m.v - p.cross(m.w)), R.transpose() * m.w};
-  }
+  Motion act_inv(const Motion& m) const { return {R.transpose() * (m.v - p.cross(m.w)), R.transpose() * m.w}; }
   Force act(const Force& f) const {
     const Vector3 ff = R * f.f;
     return {ff, R * f.n + p.cross(ff)};
   }
-  Force act_inv(const Force& f) const {
-    return {R.transpose() * f.f, R.transpose() * (f.n - p.cross(f.f))};
-  }
+  Force act_inv(const Force& f) const { return {R.transpose() * f.f, R.transpose() * (f.n - p.cross(f.f))}; }
   /// Column-wise action on a 6 × k block of motion vectors.
   template <typename Derived>
   void act_motions(const Eigen::MatrixBase<Derived>& in, Eigen::Ref<MatrixX> out) const {

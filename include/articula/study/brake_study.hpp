@@ -29,31 +29,31 @@ struct BrakeEvent {
 };
 
 struct BrakeStudyConfig {
-  std::string urdf;                 ///< model file (used by run_brake_study(config) and for reports)
-  std::vector<BrakeEvent> events;   ///< in any order; applied in time order (stable for ties)
-  VectorX q0, v0;                   ///< initial state (nq), (nv)
-  double duration = 0.5;            ///< [s] > 0
-  double dt = 1e-3;                 ///< RK4 step [s] > 0
-  JumpForm jump = JumpForm::Auto;   ///< Auto/Full/Locks/…: consistent; Naive: zero the locked rates
-  std::string flange_frame;         ///< frame whose origin is tracked; empty: the model's last frame
-  double sample_period = 0.0;       ///< trajectory sampling [s]; 0: every step (events always sampled)
+  std::string urdf;                ///< model file (used by run_brake_study(config) and for reports)
+  std::vector<BrakeEvent> events;  ///< in any order; applied in time order (stable for ties)
+  VectorX q0, v0;                  ///< initial state (nq), (nv)
+  double duration = 0.5;           ///< [s] > 0
+  double dt = 1e-3;                ///< RK4 step [s] > 0
+  JumpForm jump = JumpForm::Auto;  ///< Auto/Full/Locks/…: consistent; Naive: zero the locked rates
+  std::string flange_frame;        ///< frame whose origin is tracked; empty: the model's last frame
+  double sample_period = 0.0;      ///< trajectory sampling [s]; 0: every step (events always sampled)
 };
 
 /// One brake engagement as it happened.
 struct BrakeEventRecord {
   double time = 0.0;
   std::vector<std::string> joints;
-  std::string constraint;           ///< name of the JointLock in the study's ConstraintSet
-  std::vector<int> dofs;            ///< the v indices locked by this event
-  JumpForm form = JumpForm::Auto;   ///< the jump form actually used
+  std::string constraint;          ///< name of the JointLock in the study's ConstraintSet
+  std::vector<int> dofs;           ///< the v indices locked by this event
+  JumpForm form = JumpForm::Auto;  ///< the jump form actually used
   SolveStatus status = SolveStatus::Ok;
-  VectorX v_minus, v_plus;          ///< (nv) velocity before / after the jump
-  VectorX Lambda;                   ///< (m) impulses of this event's lock (NaN for the naive jump)
+  VectorX v_minus, v_plus;                           ///< (nv) velocity before / after the jump
+  VectorX Lambda;                                    ///< (m) impulses of this event's lock (NaN for the naive jump)
   double kinetic_before = 0.0, kinetic_after = 0.0;  ///< [J] ½ vᵀ M v
-  double jump_energy = 0.0;         ///< [J] ½ Δvᵀ M Δv (the Carnot loss for a consistent jump)
-  double momentum_residual = 0.0;   ///< ‖P_ker J (M Δv)‖∞: ~1e-12 consistent, large naive
-  double constraint_residual = 0.0; ///< ‖J v⁺‖∞ over every active lock
-  Vector3 flange{Vector3::Zero()};  ///< [m] flange origin in the world at the event
+  double jump_energy = 0.0;                          ///< [J] ½ Δvᵀ M Δv (the Carnot loss for a consistent jump)
+  double momentum_residual = 0.0;                    ///< ‖P_ker J (M Δv)‖∞: ~1e-12 consistent, large naive
+  double constraint_residual = 0.0;                  ///< ‖J v⁺‖∞ over every active lock
+  Vector3 flange{Vector3::Zero()};                   ///< [m] flange origin in the world at the event
 };
 
 /// One logged state.
@@ -67,17 +67,17 @@ struct BrakeSample {
 struct BrakeStudyResult {
   std::string model_name, flange_frame;
   JumpForm jump = JumpForm::Auto;
-  std::vector<BrakeEventRecord> events;   ///< in time order
-  std::vector<BrakeSample> trajectory;    ///< t = 0, every sample, pre- and post-jump at each event, t = duration
+  std::vector<BrakeEventRecord> events;  ///< in time order
+  std::vector<BrakeSample> trajectory;   ///< t = 0, every sample, pre- and post-jump at each event, t = duration
   VectorX q_final, v_final;
   Vector3 flange_first_event{Vector3::Zero()}, flange_final{Vector3::Zero()};
-  double stop_distance = 0.0;             ///< [m] flange path length ∫|ṗ| dt from the first event to the end
-  double straight_distance = 0.0;         ///< [m] |p_final − p_first event|
+  double stop_distance = 0.0;      ///< [m] flange path length ∫|ṗ| dt from the first event to the end
+  double straight_distance = 0.0;  ///< [m] |p_final − p_first event|
   /// Largest |E(t) − E(t_k)| between consecutive events (E = kinetic + potential, t_k the
   /// segment's start), divided by the kinetic energy at t = 0 (or 1 J if that is zero).
   double energy_drift = 0.0;
-  int steps = 0;                          ///< RK4 steps taken
-  bool ok = true;                         ///< false if a solve or jump failed (see message)
+  int steps = 0;   ///< RK4 steps taken
+  bool ok = true;  ///< false if a solve or jump failed (see message)
   std::string message;
 };
 
