@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "articula/articula.hpp"
+#include "bench_collector.hpp"
 
 namespace {
 
@@ -332,38 +333,6 @@ void sanity_check(const std::vector<std::unique_ptr<Case>>& cases) {
 }
 
 // ---------------------------------------------------------------- timing
-
-// Keeps the console output and records, per benchmark, the median over repetitions of
-// the CPU time per call (or, with one repetition, that run). As in bench_dynamics.
-class Collector : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const Run& r : runs) {
-      if (r.error_occurred) continue;
-      const double ns = r.GetAdjustedCPUTime() / benchmark::GetTimeUnitMultiplier(r.time_unit) * 1e9;
-      const std::string& name = r.run_name.function_name;
-      if (r.run_type == Run::RT_Aggregate) {
-        if (r.aggregate_name == "median") median_[name] = ns;
-      } else {
-        samples_[name].push_back(ns);
-      }
-    }
-  }
-  double micros(const std::string& name) const {
-    if (const auto it = median_.find(name); it != median_.end()) return it->second * 1e-3;
-    if (const auto it = samples_.find(name); it != samples_.end() && !it->second.empty()) {
-      std::vector<double> s = it->second;
-      std::nth_element(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(s.size() / 2), s.end());
-      return s[s.size() / 2] * 1e-3;
-    }
-    return std::nan("");
-  }
-
- private:
-  std::map<std::string, double> median_;
-  std::map<std::string, std::vector<double>> samples_;
-};
 
 std::string bench_name(const Case& c, const std::string& call) { return std::string(c.spec->key) + "/" + call; }
 

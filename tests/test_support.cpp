@@ -1,5 +1,10 @@
 #include "test_support.hpp"
 
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+
 namespace articula::test {
 
 std::string model_path(const std::string& stem) { return std::string(ARTICULA_MODELS_DIR) + "/" + stem + ".urdf"; }
@@ -23,6 +28,19 @@ VectorX random_vector(int n, std::mt19937& rng, double scale) {
 }
 
 double rel_err(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) { return (a - b).norm() / std::max(1.0, b.norm()); }
+
+CliResult run_cli(const std::string& args) {
+  const std::string cmd = std::string("'") + ARTICULA_CLI_PATH + "' " + args + " 2>&1";
+  CliResult r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buf;
+  std::size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) r.output.append(buf.data(), n);
+  const int status = pclose(pipe);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
 
 void add_armature(Model& model) {
   for (int k = 0; k < model.nv; ++k) model.armature[k] = 0.01 + 0.09 * k / std::max(1, model.nv - 1);

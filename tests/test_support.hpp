@@ -22,6 +22,14 @@ Model load(const ModelCase& c);
 VectorX random_vector(int n, std::mt19937& rng, double scale = 1.0);
 /// Relative difference ‖a − b‖ / max(1, ‖b‖).
 double rel_err(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b);
+struct CliResult {
+  int code = -1;
+  std::string output;  // stdout and stderr together
+};
+/// Runs the built `articula` CLI with the given arguments (shell-quoted by the caller),
+/// capturing stdout and stderr together, and returns its exit code.
+CliResult run_cli(const std::string& args);
+
 /// Gives every dof a distinct positive armature (0.01 … 0.1).
 void add_armature(Model& model);
 

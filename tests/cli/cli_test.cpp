@@ -12,29 +12,10 @@
 namespace articula {
 namespace {
 
-struct CliResult {
-  int code = -1;
-  std::string output;  // stdout and stderr together
-};
-
-/// Runs the CLI with the given arguments (shell-quoted by the caller), capturing both streams.
-CliResult run_cli(const std::string& args) {
-  const std::string cmd = std::string("'") + ARTICULA_CLI_PATH + "' " + args + " 2>&1";
-  CliResult r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf;
-  std::size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) r.output.append(buf.data(), n);
-  const int status = pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
 
 TEST(Cli, InfoPrintsJointsAndSizes) {
-  const CliResult r = run_cli("info " + quoted(test::model_path("ur5")));
+  const test::CliResult r = test::run_cli("info " + quoted(test::model_path("ur5")));
   ASSERT_EQ(r.code, 0) << r.output;
   for (const char* j :
        {"shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint", "wrist_1_joint", "wrist_2_joint", "wrist_3_joint"})
@@ -45,14 +26,14 @@ TEST(Cli, InfoPrintsJointsAndSizes) {
 }
 
 TEST(Cli, InfoFloating) {
-  const CliResult r = run_cli("info --floating " + quoted(test::model_path("solo12")));
+  const test::CliResult r = test::run_cli("info --floating " + quoted(test::model_path("solo12")));
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("nq 19  nv 18"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("root_joint"), std::string::npos) << r.output;
 }
 
 TEST(Cli, BenchPrintsATable) {
-  const CliResult r = run_cli("bench " + quoted(test::model_path("pendulum3r")) + " --states 4 --seed 7");
+  const test::CliResult r = test::run_cli("bench " + quoted(test::model_path("pendulum3r")) + " --states 4 --seed 7");
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("4 random states"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("median ns/call"), std::string::npos) << r.output;
@@ -63,25 +44,25 @@ TEST(Cli, BenchPrintsATable) {
 TEST(Cli, MissingFileExitsWithCode2AndNamesTheFile) {
   const std::string path = "/nonexistent/articula_cli_test_robot.urdf";
   for (const char* cmd : {"info ", "bench "}) {
-    const CliResult r = run_cli(cmd + quoted(path));
+    const test::CliResult r = test::run_cli(cmd + quoted(path));
     EXPECT_EQ(r.code, 2) << cmd << r.output;
     EXPECT_NE(r.output.find(path), std::string::npos) << r.output;
   }
 }
 
 TEST(Cli, BadUsageExitsWithCode2) {
-  EXPECT_EQ(run_cli("").code, 2);
-  EXPECT_EQ(run_cli("no_such_command").code, 2);
-  EXPECT_EQ(run_cli("bench " + quoted(test::model_path("pendulum3r")) + " --states 0").code, 2);
-  EXPECT_EQ(run_cli("info").code, 2);
+  EXPECT_EQ(test::run_cli("").code, 2);
+  EXPECT_EQ(test::run_cli("no_such_command").code, 2);
+  EXPECT_EQ(test::run_cli("bench " + quoted(test::model_path("pendulum3r")) + " --states 0").code, 2);
+  EXPECT_EQ(test::run_cli("info").code, 2);
 }
 
 TEST(Cli, HelpAndVersionExitWithZero) {
-  const CliResult help = run_cli("--help");
+  const test::CliResult help = test::run_cli("--help");
   EXPECT_EQ(help.code, 0);
   EXPECT_NE(help.output.find("info"), std::string::npos) << help.output;
   EXPECT_NE(help.output.find("bench"), std::string::npos) << help.output;
-  const CliResult version = run_cli("--version");
+  const test::CliResult version = test::run_cli("--version");
   EXPECT_EQ(version.code, 0);
   EXPECT_NE(version.output.find("articula"), std::string::npos) << version.output;
 }

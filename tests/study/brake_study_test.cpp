@@ -220,24 +220,6 @@ TEST(BrakeStudy, BadInputThrowsNamingTheProblem) {
 
 // --- the CLI --------------------------------------------------------------------------------
 
-struct CliResult {
-  int code = -1;
-  std::string output;  // stdout and stderr together
-};
-
-CliResult run_cli(const std::string& args) {
-  const std::string cmd = std::string("'") + ARTICULA_CLI_PATH + "' " + args + " 2>&1";
-  CliResult r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf;
-  std::size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) r.output.append(buf.data(), n);
-  const int status = pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
 struct TempDir {
   std::filesystem::path path;
   TempDir() {
@@ -264,7 +246,7 @@ std::string first_line(const std::filesystem::path& file, std::size_t* lines = n
 TEST(EstopCli, WritesTheTableAndBothCsvFiles) {
   TempDir dir;
   ASSERT_FALSE(dir.path.empty());
-  const CliResult r = run_cli("estop -o '" + dir.path.string() + "/out'");
+  const test::CliResult r = test::run_cli("estop -o '" + dir.path.string() + "/out'");
   ASSERT_EQ(r.code, 0) << r.output;
   for (const char* s : {"rx130_standin", "KE before", "KE after", "mom. residual", "consistent", "naive", "joint_1",
                         "joint_3", "flange stop distance", "straight-line", "differ by", "estop_naive.csv"})
@@ -285,7 +267,7 @@ TEST(EstopCli, WritesTheTableAndBothCsvFiles) {
 TEST(EstopCli, PendulumConsistentOnly) {
   TempDir dir;
   ASSERT_FALSE(dir.path.empty());
-  const CliResult r = run_cli("estop --pendulum --jump consistent -o '" + dir.path.string() + "'");
+  const test::CliResult r = test::run_cli("estop --pendulum --jump consistent -o '" + dir.path.string() + "'");
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("pendulum3r"), std::string::npos) << r.output;
   EXPECT_EQ(first_line(dir.path / "estop_consistent.csv"),
@@ -305,7 +287,7 @@ TEST(EstopCli, BadInputExitsWithCode2AndNamesTheProblem) {
                         Case{"estop --duration -1", "--duration"}, Case{"estop --brakes joint_1@0.9", "outside"},
                         Case{"estop --model /nonexistent/robot.urdf", "/nonexistent/robot.urdf"},
                         Case{"estop --flange nowhere", "nowhere"}, Case{"estop --jump sideways", "sideways"}}) {
-    const CliResult r = run_cli(c.args + o);
+    const test::CliResult r = test::run_cli(c.args + o);
     EXPECT_EQ(r.code, 2) << c.args << "\n" << r.output;
     EXPECT_NE(r.output.find(c.expected), std::string::npos) << c.args << "\n" << r.output;
   }
