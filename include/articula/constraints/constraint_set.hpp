@@ -45,7 +45,8 @@ class ConstraintSet {
 
   /// Kinematics at (q, v, v̇ = 0) and joint Jacobians into data, then the stacked rows of the
   /// enabled constraints: J (m × nv), γ (m) with Baumgarte terms added
-  /// (γ_stab = γ + kd J v + kp e), raw drift and position errors. No allocation once sized.
+  /// (γ_stab = γ + kd J v + kp e), raw drift and position errors. The stacked buffers are sized once; frame rows still
+  /// create small Eigen temporaries (a known gap: see the project notes on allocation).
   void compute_rows(const Model& model, Data& data, VectorRef q, VectorRef v);
   /// The stacked rows of the last compute_rows().
   auto J() const { return J_.topRows(dim_); }
