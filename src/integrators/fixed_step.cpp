@@ -1,5 +1,7 @@
 #include "articula/integrators/fixed_step.hpp"
 
+#include "rkmk.hpp"
+
 namespace articula {
 
 FixedStepWorkspace::FixedStepWorkspace(const Model& model)
@@ -26,19 +28,14 @@ bool fixed_step(const Model& model, FixedStepMethod method, const AccelerationFn
       // b = (1, 2, 2, 1)/6, c = (0, ½, ½, 1).
       static constexpr double c[4] = {0.0, 0.5, 0.5, 1.0};
       static constexpr double b[4] = {1.0 / 6, 2.0 / 6, 2.0 / 6, 1.0 / 6};
-      ws.dq.setZero();
-      ws.dv.setZero();
-      ws.theta.setZero();
-      ws.qs = q;
-      ws.vs = v;
-      for (int i = 0; i < 4; ++i) {
-        if (i > 0) {
-          ws.theta = c[i] * dt * ws.kq;
-          integrate(model, q, ws.theta, 1.0, ws.qs);
-          ws.vs = v + c[i] * dt * ws.k;
-        }
-        if (!f(ws.qs, ws.vs, ws.k)) return false;
-        dexp_inv(model, ws.theta, ws.vs, ws.kq);
+      if (!f(q, v, ws.k)) return false;
+      ws.kq = v;  // θ₁ = 0: dexp⁻¹₀ = identity
+      ws.dq = b[0] * ws.kq;
+      ws.dv = b[0] * ws.k;
+      for (int i = 1; i < 4; ++i) {
+        ws.theta = c[i] * dt * ws.kq;
+        ws.vs = v + c[i] * dt * ws.k;
+        if (!detail::rkmk_stage(model, f, q, ws.theta, ws.vs, ws.qs, ws.k, ws.kq)) return false;
         ws.dq += b[i] * ws.kq;
         ws.dv += b[i] * ws.k;
       }

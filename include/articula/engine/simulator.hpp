@@ -1,0 +1,179 @@
+#pragma once
+/// The simulation loop (ARCHITECTURE.md, pipeline steps 7–10): a Robot integrated on its
+/// configuration manifold, a controller at its own period, events that switch constraints
+/// (with consistent, naive or no velocity jump), and telemetry.
+///
+/// One evaluation of the right-hand side f(t, q, v):
+///   1. forward kinematics; elastic contact forces → external forces;
+///   2. motor efforts τ = sat(u) − friction(q̇) (u held from the last controller call, or the
+///      controller called now when its period is 0);
+///   3. ABA when no constraint is enabled, else constrained_forward_dynamics() (method chosen
+///      by options.method) with the contacts' forces as external forces.
+///
+/// Events at one instant are applied in this order (docs/engine.md): events sorted by time,
+/// then by registration order; their actions gathered as: disables, command changes, then all
+/// enables in one activation (one jump for simultaneous locks; the jump form of the first
+/// enabling event is used, Naive wins if any asks for it), then stop.
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "articula/engine/robot.hpp"
+#include "articula/engine/telemetry.hpp"
+#include "articula/integrators/dopri5.hpp"
+#include "articula/integrators/fixed_step.hpp"
+#include "articula/model/data.hpp"
+#include "articula/solvers/activation.hpp"
+
+namespace articula {
+
+enum class Integrator { ExplicitEuler, SemiImplicitEuler, RK4, DormandPrince };
+std::string to_string(Integrator integrator);
+/// "euler", "semi_implicit_euler", "rk4", "dopri5"; throws std::invalid_argument.
+Integrator parse_integrator(const std::string& text);
+
+struct SimulationOptions {
+  Integrator integrator = Integrator::RK4;
+  double dt = 1e-3;                 ///< [s] fixed step; first trial step of Dormand–Prince
+  AdaptiveOptions adaptive;         ///< Dormand–Prince tolerances and step bounds
+  ConstrainedMethod method = ConstrainedMethod::Auto;
+  double event_tolerance = 1e-9;    ///< [s] width of the bracket a guard crossing is located in
+  double log_period = 0.0;          ///< [s] between logged samples; 0: every step (events always logged)
+  double max_speed = 1e4;           ///< |v|∞ above this stops the run as exploded
+  bool record_samples = false;      ///< also keep the logged rows in RunResult::samples (tests, small runs)
+  /// Throws std::invalid_argument naming the field.
+  void validate() const;
+};
+
+/// Sensor readings, flat, in the order of Robot::sensors() and their channels.
+using SensorReadings = VectorX;
+
+/// u = controller(t, q, v, sensors); write the commands (one per motor, Robot::motors() order)
+/// into u (holding the previous commands). Return false to stop the run (status controller_failed).
+using Controller = std::function<bool(double t, VectorRef q, VectorRef v, VectorRef sensors, Eigen::Ref<VectorX> u)>;
+
+/// PD to targets by joint name: u = kp (q* − q) − kd q̇ on the motor of each joint (others 0).
+/// Throws for an unknown joint or a joint without a motor.
+Controller pd_controller(const Robot& robot, const std::vector<std::pair<std::string, double>>& targets, double kp,
+                         double kd);
+
+/// g(t, q, v): an event fires when g crosses zero.
+using Guard = std::function<double(double t, VectorRef q, VectorRef v)>;
+/// Guards on common quantities (names resolved now; throw for unknown names):
+Guard joint_position_guard(const Model& model, const std::string& joint, double value);  ///< q_j − value
+Guard joint_velocity_guard(const Model& model, const std::string& joint, double value);  ///< q̇_j − value
+/// z of the frame origin − value (needs forward kinematics: evaluated on its own Data).
+Guard frame_height_guard(std::shared_ptr<const Model> model, const std::string& frame, double value);
+
+struct EventAction {
+  enum class Kind { Enable, Disable, SetCommand, Stop };
+  Kind kind = Kind::Stop;
+  std::string target;                 ///< constraint (Enable/Disable) or motor (SetCommand)
+  JumpForm jump = JumpForm::Auto;     ///< Enable: Auto/Full/… consistent; Naive; None
+  double value = 0.0;                 ///< SetCommand: the new held command
+  static EventAction enable(std::string constraint, JumpForm jump = JumpForm::Auto);
+  static EventAction disable(std::string constraint);
+  static EventAction set_command(std::string motor, double value);
+  static EventAction stop();
+  std::string describe() const;
+};
+
+struct Event {
+  std::string name;
+  std::optional<double> time;  ///< fires at this time [s] …
+  Guard guard;                 ///< … or when the guard crosses zero
+  int direction = 0;           ///< guard: +1 rising only, −1 falling only, 0 both
+  bool repeat = false;         ///< guard: may fire again after re-arming (sign change back)
+  std::vector<EventAction> actions;
+};
+
+/// What happened at one event instant.
+struct EventRecord {
+  double time = 0.0;
+  std::vector<std::string> names;  ///< events applied together at this instant, in order
+  std::string actions;             ///< their actions, described
+  double kinetic_before = 0.0, kinetic_after = 0.0, potential = 0.0;
+  bool jumped = false;
+  JumpForm form = JumpForm::None;  ///< the jump form used (None without enable)
+  SolveStatus jump_status = SolveStatus::Ok;
+  VectorX v_minus, v_plus;
+  double momentum_residual = 0.0, constraint_residual = 0.0;
+};
+
+enum class RunStatus {
+  Completed,         ///< reached the requested duration
+  Stopped,           ///< a stop action
+  NonFinite,         ///< NaN/inf in the state or the accelerations
+  Exploded,          ///< |v|∞ above options.max_speed
+  SolverFailed,      ///< the constrained solve or a jump reported Singular / NonFinite
+  StepTooSmall,      ///< Dormand–Prince needed a step below min_step
+  ControllerFailed,  ///< the controller returned false or threw
+  Error,             ///< a user callback (constraint, guard) or the log threw; the message says what
+};
+std::string to_string(RunStatus status);
+
+struct RunResult {
+  RunStatus status = RunStatus::Completed;
+  std::string message;  ///< what happened, when (t) and where (joint / constraint) for failures
+  double t = 0.0;       ///< time reached
+  long steps = 0, rejected = 0, evaluations = 0;
+  std::vector<EventRecord> events;
+  std::vector<std::string> columns;  ///< log columns (always filled)
+  std::vector<VectorX> samples;      ///< logged rows when options.record_samples
+  double wall_time = 0.0;            ///< [s]
+  bool ok() const { return status == RunStatus::Completed || status == RunStatus::Stopped; }
+  double real_time_factor() const { return wall_time > 0 ? t / wall_time : 0.0; }
+};
+
+class Simulator {
+ public:
+  /// The robot must outlive the simulator. Throws for invalid options.
+  explicit Simulator(Robot& robot, SimulationOptions options = {});
+
+  /// Initial state; throws for wrong sizes or non-finite values (naming the joint).
+  void set_state(VectorRef q, VectorRef v, double t = 0.0);
+  /// Held commands (one per motor); throws for a wrong size.
+  void set_commands(VectorRef u);
+  void set_command(const std::string& motor, double u);
+  /// period > 0: called at t = k·period with zero-order hold between calls; 0: at every evaluation.
+  void set_controller(Controller controller, double period = 0.0);
+  /// Validates the event (time ≥ 0, a time or a guard, known constraint / motor names) now.
+  void add_event(Event event);
+  void add_log(std::unique_ptr<LogSink> sink);
+  /// Called with progress (t, duration) about every 0.1 s of wall time (terminal progress bars).
+  void set_progress(std::function<void(double t, double duration)> progress);
+
+  /// Runs from the current time to t + duration (> 0). The logs added so far record this run:
+  /// begun here, finished at its end (also on failure), then released. Can be called again to
+  /// continue (add new logs first to record the continuation).
+  RunResult run(double duration);
+
+  double time() const { return t_; }
+  const VectorX& q() const { return q_; }
+  const VectorX& v() const { return v_; }
+  const VectorX& vdot() const { return vdot_; }
+  const VectorX& commands() const { return u_; }
+  const VectorX& efforts() const { return tau_motor_; }    ///< per motor
+  const VectorX& sensors() const { return sensors_; }      ///< flat, see sensor_channels()
+  const VectorX& contact_forces() const { return f_contact_; }  ///< 3 per contact, world
+  std::vector<std::string> sensor_channels() const;         ///< "<sensor>.<channel>"
+  std::vector<std::string> log_columns() const;
+  const Robot& robot() const { return robot_; }
+  const SimulationOptions& options() const { return options_; }
+  /// Kinetic, potential (gravity) and total energy at the current state.
+  double kinetic_energy();
+  double potential_energy();
+
+ private:
+  struct Impl;
+  Robot& robot_;
+  SimulationOptions options_;
+  double t_ = 0.0;
+  VectorX q_, v_, vdot_, u_, tau_motor_, sensors_, f_contact_;
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace articula

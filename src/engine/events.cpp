@@ -1,0 +1,132 @@
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include "articula/dynamics/kinematics.hpp"
+#include "articula/engine/simulator.hpp"
+
+namespace articula {
+namespace {
+
+Index one_dof_joint(const Model& model, const std::string& joint, const char* what) {
+  const Index j = model.joint_id(joint);
+  if (model.nv_joint[j] != 1)
+    throw std::invalid_argument(std::string(what) + ": joint '" + joint + "' is not a 1-dof joint");
+  return j;
+}
+
+}  // namespace
+
+std::string to_string(Integrator integrator) {
+  switch (integrator) {
+    case Integrator::ExplicitEuler: return "euler";
+    case Integrator::SemiImplicitEuler: return "semi_implicit_euler";
+    case Integrator::RK4: return "rk4";
+    case Integrator::DormandPrince: return "dopri5";
+  }
+  return "?";
+}
+
+Integrator parse_integrator(const std::string& text) {
+  for (Integrator i :
+       {Integrator::ExplicitEuler, Integrator::SemiImplicitEuler, Integrator::RK4, Integrator::DormandPrince})
+    if (to_string(i) == text) return i;
+  throw std::invalid_argument("unknown integrator '" + text + "'; expected euler, semi_implicit_euler, rk4 or dopri5");
+}
+
+std::string to_string(RunStatus status) {
+  switch (status) {
+    case RunStatus::Completed: return "completed";
+    case RunStatus::Stopped: return "stopped";
+    case RunStatus::NonFinite: return "non_finite";
+    case RunStatus::Exploded: return "exploded";
+    case RunStatus::SolverFailed: return "solver_failed";
+    case RunStatus::StepTooSmall: return "step_too_small";
+    case RunStatus::ControllerFailed: return "controller_failed";
+    case RunStatus::Error: return "error";
+  }
+  return "?";
+}
+
+void SimulationOptions::validate() const {
+  auto positive = [](double x, const char* field) {
+    if (!(x > 0) || !std::isfinite(x))
+      throw std::invalid_argument(std::string("simulation options: ") + field + " must be > 0 (got " +
+                                  std::to_string(x) + ")");
+  };
+  positive(dt, "dt");
+  positive(event_tolerance, "event_tolerance");
+  positive(max_speed, "max_speed");
+  if (!(log_period >= 0) || !std::isfinite(log_period))
+    throw std::invalid_argument("simulation options: log_period must be ≥ 0 (0: every step)");
+  if (integrator == Integrator::DormandPrince) adaptive.validate();
+}
+
+EventAction EventAction::enable(std::string constraint, JumpForm jump) {
+  return {Kind::Enable, std::move(constraint), jump, 0.0};
+}
+EventAction EventAction::disable(std::string constraint) {
+  return {Kind::Disable, std::move(constraint), JumpForm::None, 0.0};
+}
+EventAction EventAction::set_command(std::string motor, double value) {
+  return {Kind::SetCommand, std::move(motor), JumpForm::None, value};
+}
+EventAction EventAction::stop() { return {Kind::Stop, "", JumpForm::None, 0.0}; }
+
+std::string EventAction::describe() const {
+  std::ostringstream s;
+  switch (kind) {
+    case Kind::Enable: s << "enable " << target << " (jump " << to_string(jump) << ")"; break;
+    case Kind::Disable: s << "disable " << target; break;
+    case Kind::SetCommand: s << "set u." << target << " = " << value; break;
+    case Kind::Stop: s << "stop"; break;
+  }
+  return s.str();
+}
+
+Guard joint_position_guard(const Model& model, const std::string& joint, double value) {
+  const int iq = model.idx_q[one_dof_joint(model, joint, "joint_position_guard")];
+  return [iq, value](double, VectorRef q, VectorRef) { return q[iq] - value; };
+}
+
+Guard joint_velocity_guard(const Model& model, const std::string& joint, double value) {
+  const int iv = model.idx_v[one_dof_joint(model, joint, "joint_velocity_guard")];
+  return [iv, value](double, VectorRef, VectorRef v) { return v[iv] - value; };
+}
+
+Guard frame_height_guard(std::shared_ptr<const Model> model, const std::string& frame, double value) {
+  const Index f = model->frame_id(frame);
+  auto data = std::make_shared<Data>(*model);
+  return [model, data, f, value](double, VectorRef q, VectorRef) {
+    forward_kinematics(*model, *data, q);
+    return frame_placement(*model, *data, f).p.z() - value;
+  };
+}
+
+Controller pd_controller(const Robot& robot, const std::vector<std::pair<std::string, double>>& targets, double kp,
+                         double kd) {
+  const Model& model = robot.model();
+  struct Term {
+    int motor, iq, iv;
+    double target;
+  };
+  std::vector<Term> terms;
+  for (const auto& [joint, target] : targets) {
+    const Index j = model.joint_id(joint);
+    int motor = -1;
+    for (std::size_t k = 0; k < robot.motors().size(); ++k)
+      if (robot.motors()[k].joint == joint) motor = static_cast<int>(k);
+    if (motor < 0) throw std::invalid_argument("pd_controller: joint '" + joint + "' has no motor");
+    if (!std::isfinite(target)) throw std::invalid_argument("pd_controller: target of '" + joint + "' is not finite");
+    terms.push_back({motor, model.idx_q[j], model.idx_v[j], target});
+  }
+  if (!std::isfinite(kp) || !std::isfinite(kd)) throw std::invalid_argument("pd_controller: gains must be finite");
+  // u = kp (q* − q) − kd q̇ on the listed joints; other motors get 0.
+  return [terms, kp, kd](double, VectorRef q, VectorRef v, VectorRef, Eigen::Ref<VectorX> u) {
+    u.setZero();
+    for (const Term& t : terms) u[t.motor] = kp * (t.target - q[t.iq]) - kd * v[t.iv];
+    return true;
+  };
+}
+
+}  // namespace articula

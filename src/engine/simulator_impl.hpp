@@ -1,0 +1,71 @@
+#pragma once
+// Private state of Simulator (src/engine only): workspaces sized once, the event queue, the
+// controller clock and the log sinks.
+#include <chrono>
+
+#include "articula/engine/simulator.hpp"
+#include "articula/model/data.hpp"
+#include "articula/solvers/constrained_dynamics.hpp"
+
+namespace articula {
+
+struct Simulator::Impl {
+  explicit Impl(Robot& robot);
+
+  struct EventState {
+    Event event;
+    bool armed = true;   // guard may fire (re-armed by a sign change back when repeat)
+    bool done = false;   // time event already applied / one-shot guard fired
+    double g = 0.0;      // guard value at the start of the current step
+  };
+
+  enum class Failure { None, NonFinite, Solver, Controller };
+
+  // f(q, v) at the held commands: contacts, motors, ABA or the constrained solve.
+  bool rhs(Simulator& sim, VectorRef q, VectorRef v, Eigen::Ref<VectorX> vdot);
+  bool step(Simulator& sim, double h_limit, double& h_taken, RunResult& result);
+  bool call_controller(Simulator& sim);
+  void compute_sensors(Simulator& sim);
+  void refresh_active(Simulator& sim);
+  std::vector<std::string> columns(const Simulator& sim) const;
+  void fill_row(Simulator& sim, double kinetic, double potential);
+  void log_sample(Simulator& sim, RunResult& result);
+  // Guard crossing in (t0, t0 + h]: locates it and leaves the state just after it.
+  bool locate_guards(Simulator& sim, double t0, double h, RunResult& result);
+  void apply_events(Simulator& sim, const std::vector<int>& firing, RunResult& result, bool& stop);
+  RunResult run(Simulator& sim, double duration);
+
+  Robot& robot;
+  std::shared_ptr<const Model> model;
+  Data data, aux;
+  ConstrainedWorkspace cws;
+  FixedStepWorkspace fws;
+  Dopri5Workspace dws;
+  std::vector<Force> f_ext;
+  VectorX tau, q0, v0, qa, va, row;
+  AccelerationFn f;
+  bool constrained = false;
+  Failure failure = Failure::None;
+  std::string failure_message;
+  double t_eval = 0.0;  // time of the current evaluation (for the controller at period 0)
+  double h_adaptive = 0.0;
+
+  Controller controller;
+  double controller_period = 0.0;
+  double next_tick = 0.0;
+
+  std::vector<EventState> events;
+  std::vector<std::unique_ptr<LogSink>> sinks;
+  std::function<void(double, double)> progress;
+
+  // Log layout: per registered constraint, its column offset and dim; and its row offset
+  // among the enabled rows (−1 when disabled).
+  std::vector<std::string> constraint_names;
+  std::vector<int> constraint_dims, constraint_rows;
+  std::vector<int> ft_constraint;  // per sensor: index into constraint_names (ForceTorque on a constraint) or −1
+  std::vector<int> ft_contact;     // per sensor: contact index or −1
+  double next_log = 0.0;
+  std::vector<int> pending;  // guard events located in the last step
+};
+
+}  // namespace articula

@@ -1,0 +1,356 @@
+// Simulator internals, part 2: the run loop, guard location and event application
+// (docs/engine.md).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <sstream>
+
+#include "articula/constraints/frame_constraint.hpp"
+#include "articula/dynamics/energy.hpp"
+#include "engine/simulator_impl.hpp"
+
+namespace articula {
+namespace {
+
+std::string when(double t) {
+  std::ostringstream s;
+  s << "at t = " << t << " s";
+  return s.str();
+}
+
+bool crosses(double g0, double g1, int direction) {
+  const bool rising = g0 < 0 && g1 >= 0;
+  const bool falling = g0 > 0 && g1 <= 0;
+  return direction > 0 ? rising : direction < 0 ? falling : (rising || falling);
+}
+
+// Joint holding dof (or coordinate) index k, for messages.
+std::string joint_of(const Model& m, int k, bool coordinate) {
+  for (Index j = 0; j < m.njoints; ++j) {
+    const int start = coordinate ? m.idx_q[j] : m.idx_v[j];
+    const int n = coordinate ? m.nq_joint[j] : m.nv_joint[j];
+    if (k >= start && k < start + n) return m.joint_names[j];
+  }
+  return "?";
+}
+
+}  // namespace
+
+// Bisection on the step size τ ∈ (0, h]: the state at t0 + τ is recomputed from the state at
+// the step's start with one fixed step of size τ (RK4 for Dormand–Prince), until the bracket
+// is narrower than options.event_tolerance. The state is left just after the earliest crossing.
+bool Simulator::Impl::locate_guards(Simulator& sim, double t0, double h, RunResult& result) {
+  const SimulationOptions& o = sim.options_;
+  const FixedStepMethod method = o.integrator == Integrator::ExplicitEuler       ? FixedStepMethod::ExplicitEuler
+                                 : o.integrator == Integrator::SemiImplicitEuler ? FixedStepMethod::SemiImplicitEuler
+                                                                                 : FixedStepMethod::RK4;
+  auto restep = [&](double tau) {
+    qa = q0;
+    va = v0;
+    t_eval = t0;
+    result.evaluations += method == FixedStepMethod::RK4 ? 4 : 1;
+    return fixed_step(*model, method, f, tau, qa, va, fws);
+  };
+  std::vector<int> crossing;
+  std::vector<double> g1(events.size(), 0.0);
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    EventState& e = events[i];
+    if (!e.event.guard || e.done) continue;
+    g1[i] = e.event.guard(sim.t_, sim.q_, sim.v_);
+    if (crosses(e.g, g1[i], e.event.direction)) crossing.push_back(static_cast<int>(i));
+  }
+  if (crossing.empty()) {
+    for (std::size_t i = 0; i < events.size(); ++i)
+      if (events[i].event.guard) events[i].g = g1[i];
+    return false;
+  }
+  double best = h;
+  std::vector<double> located(events.size(), h);
+  for (int i : crossing) {
+    EventState& e = events[static_cast<std::size_t>(i)];
+    double lo = 0.0, hi = h;
+    while (hi - lo > o.event_tolerance) {
+      const double mid = 0.5 * (lo + hi);
+      if (!restep(mid)) return false;
+      const double g = e.event.guard(t0 + mid, qa, va);
+      if (crosses(e.g, g, e.event.direction))
+        hi = mid;
+      else
+        lo = mid;
+    }
+    located[static_cast<std::size_t>(i)] = hi;
+    best = std::min(best, hi);
+  }
+  if (best < h) {
+    restep(best);
+    sim.q_ = qa;
+    sim.v_ = va;
+    sim.t_ = t0 + best;
+  }
+  std::vector<int> firing;
+  for (int i : crossing)
+    if (located[static_cast<std::size_t>(i)] <= best + o.event_tolerance) firing.push_back(i);
+  // Guards that did not fire continue from the new state.
+  for (std::size_t i = 0; i < events.size(); ++i)
+    if (events[i].event.guard && std::find(firing.begin(), firing.end(), static_cast<int>(i)) == firing.end())
+      events[i].g = events[i].event.guard(sim.t_, sim.q_, sim.v_);
+  pending = std::move(firing);
+  return true;
+}
+
+void Simulator::Impl::apply_events(Simulator& sim, const std::vector<int>& firing, RunResult& result, bool& stop) {
+  const Model& m = *model;
+  ConstraintSet& set = robot.constraints();
+  EventRecord record;
+  record.time = sim.t_;
+  record.kinetic_before = articula::kinetic_energy(m, aux, sim.q_, sim.v_);
+  record.potential = articula::potential_energy(m, aux, sim.q_);
+  record.v_minus = sim.v_;
+  std::vector<std::string> enables;
+  JumpForm form = JumpForm::None;
+  bool first_enable = true, naive = false;
+  std::string described;
+  // Order (docs/engine.md): disables, command changes, then all enables in one jump, then stop.
+  for (const int i : firing) {
+    const Event& e = events[static_cast<std::size_t>(i)].event;
+    record.names.push_back(e.name);
+    for (const EventAction& a : e.actions) described += (described.empty() ? "" : "; ") + e.name + ": " + a.describe();
+  }
+  for (const int i : firing)
+    for (const EventAction& a : events[static_cast<std::size_t>(i)].event.actions)
+      if (a.kind == EventAction::Kind::Disable && set.is_enabled(a.target)) deactivate_constraints(set, {a.target});
+  for (const int i : firing)
+    for (const EventAction& a : events[static_cast<std::size_t>(i)].event.actions)
+      if (a.kind == EventAction::Kind::SetCommand) sim.u_[robot.motor_index(a.target)] = a.value;
+  for (const int i : firing)
+    for (const EventAction& a : events[static_cast<std::size_t>(i)].event.actions) {
+      if (a.kind == EventAction::Kind::Enable) {
+        if (std::find(enables.begin(), enables.end(), a.target) == enables.end()) enables.push_back(a.target);
+        if (first_enable) form = a.jump;
+        first_enable = false;
+        naive = naive || a.jump == JumpForm::Naive;
+      }
+      if (a.kind == EventAction::Kind::Stop) stop = true;
+    }
+  if (naive) form = JumpForm::Naive;
+  record.actions = described;
+  if (!enables.empty()) {
+    if (form == JumpForm::None) {
+      for (const auto& name : enables) set.enable(name);
+    } else {
+      JumpOptions options;
+      options.form = form;
+      const JumpResult jump = activate_constraints(m, data, set, enables, sim.q_, sim.v_, options);
+      record.jumped = true;
+      record.form = jump.form;
+      record.jump_status = jump.status;
+      record.momentum_residual = jump.momentum_residual;
+      record.constraint_residual = jump.constraint_residual;
+      if (!jump.ok()) {
+        failure = Failure::Solver;
+        failure_message = "velocity jump " + to_string(jump.status) + " enabling " + enables.front() +
+                          (jump.message.empty() ? "" : ": " + jump.message);
+      } else {
+        sim.v_ = jump.v_plus;
+      }
+    }
+  }
+  refresh_active(sim);
+  record.v_plus = sim.v_;
+  record.kinetic_after = articula::kinetic_energy(m, aux, sim.q_, sim.v_);
+  EventLogRow row{record.time,          "",
+                  record.actions,       record.kinetic_before,
+                  record.kinetic_after, record.potential,
+                  record.momentum_residual, record.constraint_residual};
+  for (std::size_t k = 0; k < record.names.size(); ++k) row.name += (k ? "+" : "") + record.names[k];
+  for (auto& sink : sinks) sink->event(row);
+  for (const int i : firing) {
+    EventState& e = events[static_cast<std::size_t>(i)];
+    if (e.event.time || !e.event.repeat) e.done = true;
+  }
+  // Re-arm the guards at the post-event state.
+  for (auto& e : events)
+    if (e.event.guard) e.g = e.event.guard(sim.t_, sim.q_, sim.v_);
+  result.events.push_back(std::move(record));
+}
+
+RunResult Simulator::Impl::run(Simulator& sim, double duration) {
+  using clock = std::chrono::steady_clock;
+  const auto wall0 = clock::now();
+  const Model& m = *model;
+  const SimulationOptions& o = sim.options_;
+  RunResult result;
+  const double t_end = sim.t_ + duration;
+  const double eps = 1e-12 * std::max(1.0, std::abs(t_end));
+  f = [this, &sim](VectorRef q, VectorRef v, Eigen::Ref<VectorX> vdot) { return rhs(sim, q, v, vdot); };
+  failure = Failure::None;
+  failure_message.clear();
+  h_adaptive = 0.0;
+
+  const ConstraintSet& set = robot.constraints();
+  constraint_names = set.names();
+  constraint_dims.clear();
+  for (const auto& n : constraint_names) constraint_dims.push_back(set.get(n).dim());
+  ft_contact.assign(robot.sensors().size(), -1);
+  ft_constraint.assign(robot.sensors().size(), -1);
+  for (std::size_t s = 0; s < robot.sensors().size(); ++s) {
+    const Sensor& sensor = robot.sensors()[s];
+    if (sensor.type != SensorType::ForceTorque) continue;
+    for (std::size_t c = 0; c < robot.contacts().size(); ++c)
+      if (robot.contacts()[c].name == sensor.target) ft_contact[s] = static_cast<int>(c);
+    for (std::size_t c = 0; c < constraint_names.size(); ++c)
+      if (constraint_names[c] == sensor.target) ft_constraint[s] = static_cast<int>(c);
+  }
+  refresh_active(sim);
+  result.columns = columns(sim);
+  row.resize(static_cast<Eigen::Index>(result.columns.size()));
+  for (auto& sink : sinks) sink->begin(result.columns);
+  for (auto& e : events) {
+    if (e.event.time && *e.event.time < sim.t_ - eps) e.done = true;
+    if (e.event.guard) e.g = e.event.guard(sim.t_, sim.q_, sim.v_);
+  }
+  next_tick = sim.t_;
+  next_log = sim.t_;
+
+  RunStatus status = RunStatus::Completed;
+  std::string message;
+  auto fail = [&](RunStatus s, const std::string& what) {
+    status = s;
+    message = what + " " + when(sim.t_);
+  };
+  auto failure_status = [&]() {
+    switch (failure) {
+      case Failure::Solver: return RunStatus::SolverFailed;
+      case Failure::Controller: return RunStatus::ControllerFailed;
+      case Failure::NonFinite: return RunStatus::NonFinite;
+      case Failure::None: break;
+    }
+    return o.integrator == Integrator::DormandPrince ? RunStatus::StepTooSmall : RunStatus::NonFinite;
+  };
+  // Evaluates the state for logging; false on failure (status set).
+  auto evaluate = [&]() {
+    t_eval = sim.t_;
+    if (!rhs(sim, sim.q_, sim.v_, sim.vdot_)) {
+      fail(failure_status(), failure_message);
+      return false;
+    }
+    compute_sensors(sim);
+    return true;
+  };
+  auto due_time_events = [&]() {
+    std::vector<int> due;
+    for (std::size_t i = 0; i < events.size(); ++i)
+      if (events[i].event.time && !events[i].done && *events[i].event.time <= sim.t_ + eps)
+        due.push_back(static_cast<int>(i));
+    return due;
+  };
+  auto check_state = [&]() {
+    for (Eigen::Index k = 0; k < sim.q_.size(); ++k)
+      if (!std::isfinite(sim.q_[k])) {
+        fail(RunStatus::NonFinite, "non-finite position of joint '" + joint_of(m, static_cast<int>(k), true) + "'");
+        return false;
+      }
+    Eigen::Index worst = 0;
+    for (Eigen::Index k = 0; k < sim.v_.size(); ++k) {
+      if (!std::isfinite(sim.v_[k])) {
+        fail(RunStatus::NonFinite, "non-finite velocity of joint '" + joint_of(m, static_cast<int>(k), false) + "'");
+        return false;
+      }
+      if (std::abs(sim.v_[k]) > std::abs(sim.v_[worst])) worst = k;
+    }
+    if (sim.v_.size() > 0 && std::abs(sim.v_[worst]) > o.max_speed) {
+      std::ostringstream s;
+      s << "|v| = " << std::abs(sim.v_[worst]) << " > max_speed = " << o.max_speed << " on joint '"
+        << joint_of(m, static_cast<int>(worst), false) << "'";
+      fail(RunStatus::Exploded, s.str());
+      return false;
+    }
+    return true;
+  };
+  // At an instant: controller tick, the sample, then the events (pre and post samples).
+  bool stop = false;
+  auto at_instant = [&](std::vector<int> firing, bool force_log) {
+    const bool tick = controller && controller_period > 0 && sim.t_ >= next_tick - eps;
+    const bool log = force_log || !firing.empty() || o.log_period == 0 || sim.t_ >= next_log - eps;
+    if (!tick && !log && firing.empty()) return true;
+    if (!evaluate()) return false;
+    if (log) {
+      log_sample(sim, result);
+      while (o.log_period > 0 && next_log <= sim.t_ + eps) next_log += o.log_period;
+    }
+    if (tick) {
+      if (!call_controller(sim)) {
+        fail(RunStatus::ControllerFailed, failure_message);
+        return false;
+      }
+      while (next_tick <= sim.t_ + eps) next_tick += controller_period;
+    }
+    if (!firing.empty()) {
+      apply_events(sim, firing, result, stop);
+      if (failure != Failure::None) {
+        fail(failure_status(), failure_message);
+        return false;
+      }
+      if (!evaluate()) return false;
+      log_sample(sim, result);
+    }
+    return true;
+  };
+
+  auto last_progress = wall0;
+  try {
+  bool ok = evaluate() && at_instant(due_time_events(), true);
+  while (ok && !stop && sim.t_ < t_end - eps) {
+    double limit = t_end - sim.t_;
+    for (const auto& e : events)
+      if (e.event.time && !e.done && *e.event.time > sim.t_ + eps) limit = std::min(limit, *e.event.time - sim.t_);
+    if (controller && controller_period > 0) limit = std::min(limit, next_tick - sim.t_);
+    const double t0 = sim.t_;
+    double h = 0.0;
+    failure = Failure::None;
+    if (!step(sim, limit, h, result)) {
+      fail(failure_status(), failure_message.empty() ? "integration step failed" : failure_message);
+      break;
+    }
+    sim.t_ = t0 + h;
+    if (std::abs(sim.t_ - t_end) <= eps) sim.t_ = t_end;
+    for (const auto& e : events)
+      if (e.event.time && !e.done && std::abs(*e.event.time - sim.t_) <= eps) sim.t_ = *e.event.time;
+    if (!check_state()) break;
+    pending.clear();
+    bool have_guards = false;
+    for (const auto& e : events) have_guards = have_guards || (e.event.guard && !e.done);
+    if (have_guards && locate_guards(sim, t0, h, result) && failure != Failure::None) {
+      fail(failure_status(), failure_message);
+      break;
+    }
+    std::vector<int> firing = due_time_events();
+    for (int i : pending)
+      if (std::find(firing.begin(), firing.end(), i) == firing.end()) firing.push_back(i);
+    std::sort(firing.begin(), firing.end());  // registration order
+    ok = at_instant(std::move(firing), sim.t_ >= t_end);
+    if (progress && (result.steps & 63) == 0 && clock::now() - last_progress > std::chrono::milliseconds(100)) {
+      last_progress = clock::now();
+      progress(sim.t_ - (t_end - duration), duration);
+    }
+  }
+  } catch (const std::exception& e) {
+    // A user callback (constraint, guard) or the log threw: stop, keep what was logged.
+    fail(RunStatus::Error, std::string("error: ") + e.what());
+  }
+  if (stop && status == RunStatus::Completed) {
+    status = RunStatus::Stopped;
+    message = "stopped by an event " + when(sim.t_);
+  }
+  if (status == RunStatus::Completed) message = "completed " + when(sim.t_);
+  result.status = status;
+  result.message = message;
+  result.t = sim.t_;
+  result.wall_time = std::chrono::duration<double>(clock::now() - wall0).count();
+  LogStatus log_status{to_string(status), message, sim.t_, result.steps};
+  for (auto& sink : sinks) sink->finish(log_status);
+  sinks.clear();  // a log records one run
+  return result;
+}
+
+}  // namespace articula

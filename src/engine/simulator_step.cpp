@@ -1,0 +1,270 @@
+// Simulator internals, part 1: the right-hand side, one integration step, the controller,
+// sensors and the log rows.
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "articula/constraints/frame_constraint.hpp"
+#include "articula/dynamics/aba.hpp"
+#include "articula/dynamics/energy.hpp"
+#include "articula/dynamics/kinematics.hpp"
+#include "engine/simulator_impl.hpp"
+
+namespace articula {
+
+Simulator::Impl::Impl(Robot& r)
+    : robot(r),
+      model(r.model_ptr()),
+      data(*model),
+      aux(*model),
+      cws(*model),
+      fws(*model),
+      dws(*model),
+      f_ext(static_cast<std::size_t>(model->njoints), Force::Zero()),
+      tau(VectorX::Zero(model->nv)),
+      q0(model->nq),
+      v0(model->nv),
+      qa(model->nq),
+      va(model->nv) {}
+
+bool Simulator::Impl::call_controller(Simulator& sim) {
+  bool ok = false;
+  try {
+    ok = controller(sim.t_, sim.q_, sim.v_, sim.sensors_, sim.u_);
+    if (ok && !sim.u_.allFinite()) {
+      failure_message = "the controller returned non-finite commands";
+      ok = false;
+    } else if (!ok) {
+      failure_message = "the controller returned false";
+    }
+  } catch (const std::exception& e) {
+    failure_message = std::string("the controller threw: ") + e.what();
+  }
+  if (!ok) failure = Failure::Controller;
+  return ok;
+}
+
+// One evaluation of v̇ = f(q, v) (simulator.hpp, "One evaluation").
+bool Simulator::Impl::rhs(Simulator& sim, VectorRef q, VectorRef v, Eigen::Ref<VectorX> vdot) {
+  const Model& m = *model;
+  const bool with_contacts = !robot.contacts().empty();
+  if (with_contacts) {
+    forward_kinematics(m, data, q, v);
+    std::fill(f_ext.begin(), f_ext.end(), Force::Zero());
+    articula::contact_forces(m, data, robot.contacts(), f_ext, sim.f_contact_);
+  }
+  if (controller && controller_period == 0.0) {
+    bool ok = false;
+    try {
+      ok = controller(t_eval, q, v, sim.sensors_, sim.u_);
+    } catch (const std::exception& e) {
+      failure_message = std::string("the controller threw: ") + e.what();
+    }
+    if (!ok || !sim.u_.allFinite()) {
+      failure = Failure::Controller;
+      if (failure_message.empty()) failure_message = "the controller failed or returned non-finite commands";
+      return false;
+    }
+  }
+  tau.noalias() = -m.damping.cwiseProduct(v);  // URDF <dynamics damping>
+  const auto& motors = robot.motors();
+  for (std::size_t k = 0; k < motors.size(); ++k) {
+    const Motor& motor = motors[k];
+    const double e = motor.effort(sim.u_[static_cast<Eigen::Index>(k)], v[motor.dof]);
+    sim.tau_motor_[static_cast<Eigen::Index>(k)] = e;
+    tau[motor.dof] += e;
+  }
+  const std::span<const Force> fe = with_contacts ? std::span<const Force>(f_ext) : std::span<const Force>();
+  if (!constrained) {
+    aba(m, data, q, v, tau, fe);
+  } else {
+    const SolveReport report =
+        constrained_forward_dynamics(m, data, cws, robot.constraints(), q, v, tau, fe, sim.options_.method);
+    if (!report.ok()) {
+      failure = Failure::Solver;
+      failure_message = "constrained solve: " + to_string(report.status) + (report.message.empty() ? "" : ": ") +
+                        report.message;
+      return false;
+    }
+  }
+  if (!data.ddq.allFinite()) {
+    failure = Failure::NonFinite;
+    failure_message = "non-finite acceleration";
+    return false;
+  }
+  vdot = data.ddq;
+  return true;
+}
+
+bool Simulator::Impl::step(Simulator& sim, double h_limit, double& h_taken, RunResult& result) {
+  const SimulationOptions& o = sim.options_;
+  q0 = sim.q_;
+  v0 = sim.v_;
+  t_eval = sim.t_;
+  if (o.integrator == Integrator::DormandPrince) {
+    if (h_adaptive <= 0) h_adaptive = std::min(o.dt, o.adaptive.max_step);
+    const AdaptiveStepResult r = dopri5_step(*model, f, h_adaptive, h_limit, sim.q_, sim.v_, dws, o.adaptive);
+    result.evaluations += r.evaluations;
+    result.rejected += r.rejected;
+    if (!r.ok) {
+      if (!r.f_failed) {
+        failure = Failure::None;
+        std::ostringstream s;
+        s << "Dormand–Prince needed a step below min_step = " << o.adaptive.min_step << " s";
+        failure_message = s.str();
+      }
+      return false;
+    }
+    h_taken = r.h;
+    h_adaptive = r.h_next;
+  } else {
+    double h = std::min(o.dt, h_limit);
+    if (h_limit - o.dt < 1e-9 * o.dt) h = h_limit;  // land on the next scheduled time, no sliver step
+    const FixedStepMethod method = o.integrator == Integrator::RK4             ? FixedStepMethod::RK4
+                                   : o.integrator == Integrator::ExplicitEuler ? FixedStepMethod::ExplicitEuler
+                                                                               : FixedStepMethod::SemiImplicitEuler;
+    result.evaluations += method == FixedStepMethod::RK4 ? 4 : 1;
+    if (!fixed_step(*model, method, f, h, sim.q_, sim.v_, fws)) return false;
+    h_taken = h;
+  }
+  ++result.steps;
+  return true;
+}
+
+void Simulator::Impl::refresh_active(Simulator&) {
+  const ConstraintSet& set = robot.constraints();
+  constrained = set.dim() > 0 || !set.enabled_names().empty();
+  constraint_rows.assign(constraint_names.size(), -1);
+  for (std::size_t i = 0; i < constraint_names.size(); ++i)
+    if (set.is_enabled(constraint_names[i])) constraint_rows[i] = set.row_offset(constraint_names[i]);
+}
+
+void Simulator::Impl::compute_sensors(Simulator& sim) {
+  const Model& m = *model;
+  const auto& sensors = robot.sensors();
+  bool kinematics_done = false;
+  Eigen::Index c = 0;
+  for (std::size_t s = 0; s < sensors.size(); ++s) {
+    const Sensor& sensor = sensors[s];
+    switch (sensor.type) {
+      case SensorType::Encoder: {
+        const Index j = m.joint_id(sensor.target);
+        sim.sensors_[c++] = sim.q_[m.idx_q[j]];
+        sim.sensors_[c++] = sim.v_[m.idx_v[j]];
+        break;
+      }
+      case SensorType::Effort: sim.sensors_[c++] = sim.tau_motor_[robot.motor_index(sensor.target)]; break;
+      case SensorType::Imu: {
+        if (!kinematics_done) forward_kinematics(m, aux, sim.q_, sim.v_, sim.vdot_);
+        kinematics_done = true;
+        const Index f = m.frame_id(sensor.target);
+        const Matrix3 R = frame_placement(m, aux, f).R;
+        const Vector3 gyro = frame_velocity(m, aux, f, ReferenceFrame::Local).w;
+        // Specific force: what an accelerometer reads, a − g, in the sensor's axes.
+        const Vector3 acc = R.transpose() * (frame_classical_acceleration(m, aux, f) - m.gravity.v);
+        sim.sensors_.segment<3>(c) = gyro;
+        sim.sensors_.segment<3>(c + 3) = acc;
+        c += 6;
+        break;
+      }
+      case SensorType::ForceTorque: {
+        Vector6 w = Vector6::Zero();
+        if (ft_contact[s] >= 0) {
+          const ElasticContact& contact = robot.contacts()[static_cast<std::size_t>(ft_contact[s])];
+          const Vector3 F = sim.f_contact_.segment<3>(3 * ft_contact[s]);
+          const Vector3 r = frame_placement(m, data, contact.frame_id).R * contact.offset;
+          w << F, r.cross(F);
+        } else if (ft_constraint[s] >= 0 && constraint_rows[static_cast<std::size_t>(ft_constraint[s])] >= 0) {
+          const auto i = static_cast<std::size_t>(ft_constraint[s]);
+          const auto& fc = dynamic_cast<const FramePairConstraint&>(robot.constraints().get(constraint_names[i]));
+          w = fc.wrench(robot.constraints().lambda().segment(constraint_rows[i], constraint_dims[i]));
+        }
+        sim.sensors_.segment<6>(c) = w;
+        c += 6;
+        break;
+      }
+    }
+  }
+}
+
+namespace {
+
+// Coordinate / velocity suffixes of a joint's components in log columns.
+std::vector<std::string> q_suffixes(JointType type) {
+  switch (type) {
+    case JointType::FreeFlyer: return {".x", ".y", ".z", ".qx", ".qy", ".qz", ".qw"};
+    case JointType::Spherical: return {".qx", ".qy", ".qz", ".qw"};
+    default: return {""};
+  }
+}
+std::vector<std::string> v_suffixes(JointType type) {
+  switch (type) {
+    case JointType::FreeFlyer: return {".vx", ".vy", ".vz", ".wx", ".wy", ".wz"};
+    case JointType::Spherical: return {".wx", ".wy", ".wz"};
+    default: return {""};
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> Simulator::Impl::columns(const Simulator& sim) const {
+  const Model& m = *model;
+  std::vector<std::string> out{"t"};
+  for (const char* prefix : {"q.", "v.", "a."})
+    for (Index j = 0; j < m.njoints; ++j)
+      for (const auto& s : (prefix[0] == 'q' ? q_suffixes : v_suffixes)(m.joint_types[j]))
+        out.push_back(prefix + m.joint_names[j] + s);
+  for (const Motor& motor : robot.motors()) out.push_back("u." + motor.name);
+  for (const Motor& motor : robot.motors()) out.push_back("tau." + motor.name);
+  for (const auto& c : sim.sensor_channels()) out.push_back("sensor." + c);
+  for (std::size_t i = 0; i < constraint_names.size(); ++i)
+    for (int k = 0; k < constraint_dims[i]; ++k)
+      out.push_back("lambda." + constraint_names[i] + "." + std::to_string(k));
+  for (const ElasticContact& c : robot.contacts())
+    for (const char* axis : {".fx", ".fy", ".fz"}) out.push_back("contact." + c.name + axis);
+  for (const char* e : {"energy.kinetic", "energy.potential", "energy.total"}) out.emplace_back(e);
+  return out;
+}
+
+void Simulator::Impl::fill_row(Simulator& sim, double kinetic, double potential) {
+  const Model& m = *model;
+  Eigen::Index c = 0;
+  row[c++] = sim.t_;
+  row.segment(c, m.nq) = sim.q_;
+  c += m.nq;
+  row.segment(c, m.nv) = sim.v_;
+  c += m.nv;
+  row.segment(c, m.nv) = sim.vdot_;
+  c += m.nv;
+  row.segment(c, sim.u_.size()) = sim.u_;
+  c += sim.u_.size();
+  row.segment(c, sim.tau_motor_.size()) = sim.tau_motor_;
+  c += sim.tau_motor_.size();
+  row.segment(c, sim.sensors_.size()) = sim.sensors_;
+  c += sim.sensors_.size();
+  const auto lambda = robot.constraints().lambda();
+  for (std::size_t i = 0; i < constraint_names.size(); ++i) {
+    const int d = constraint_dims[i];
+    if (constraint_rows[i] >= 0 && constraint_rows[i] + d <= lambda.size())
+      row.segment(c, d) = lambda.segment(constraint_rows[i], d);
+    else
+      row.segment(c, d).setConstant(std::numeric_limits<double>::quiet_NaN());
+    c += d;
+  }
+  row.segment(c, sim.f_contact_.size()) = sim.f_contact_;
+  c += sim.f_contact_.size();
+  row[c++] = kinetic;
+  row[c++] = potential;
+  row[c++] = kinetic + potential;
+}
+
+void Simulator::Impl::log_sample(Simulator& sim, RunResult& result) {
+  const double kinetic = articula::kinetic_energy(*model, aux, sim.q_, sim.v_);
+  const double potential = articula::potential_energy(*model, aux, sim.q_);
+  fill_row(sim, kinetic, potential);
+  const std::span<const double> values(row.data(), static_cast<std::size_t>(row.size()));
+  for (auto& sink : sinks) sink->append(values);
+  if (sim.options_.record_samples) result.samples.push_back(row);
+}
+
+}  // namespace articula

@@ -1,0 +1,51 @@
+// Log formats by name, the factory by format, the header check and the wall-time flush timer
+// shared by the CSV and HDF5 sinks (csv_log.cpp, hdf5_log.cpp).
+#include "articula/engine/telemetry.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <unordered_set>
+
+namespace articula {
+
+std::string to_string(LogFormat format) { return format == LogFormat::Csv ? "csv" : "hdf5"; }
+
+LogFormat parse_log_format(const std::string& text) {
+  if (text == "csv") return LogFormat::Csv;
+  if (text == "hdf5" || text == "h5") return LogFormat::Hdf5;
+  throw std::invalid_argument("parse_log_format: unknown log format '" + text + "' (expected csv, hdf5 or h5)");
+}
+
+std::unique_ptr<LogSink> make_log(LogFormat format, const std::string& stem, double flush_period) {
+  if (format == LogFormat::Csv) return make_csv_log(stem + ".csv", flush_period);
+  return make_hdf5_log(stem + ".h5", flush_period);
+}
+
+void check_log_columns(const std::vector<std::string>& columns, const char* function) {
+  if (columns.empty()) throw std::invalid_argument(std::string(function) + ": no columns");
+  std::unordered_set<std::string> seen;
+  for (const auto& name : columns) {
+    if (name.empty()) throw std::invalid_argument(std::string(function) + ": empty column name");
+    if (!seen.insert(name).second)
+      throw std::invalid_argument(std::string(function) + ": duplicate column name '" + name + "'");
+  }
+}
+
+namespace detail {
+
+bool FlushTimer::due() {
+  if (++count_ < stride_) return false;
+  count_ = 0;
+  const auto now = std::chrono::steady_clock::now();
+  const double since_check = std::chrono::duration<double>(now - last_check_).count();
+  last_check_ = now;
+  // Aim at 4–8 clock reads per period.
+  if (since_check * 8 < period_)
+    stride_ = std::min(2 * stride_, 64);
+  else if (since_check * 4 > period_)
+    stride_ = std::max(stride_ / 2, 1);
+  return std::chrono::duration<double>(now - last_write_).count() >= period_;
+}
+
+}  // namespace detail
+}  // namespace articula
