@@ -1,12 +1,9 @@
 // `articula estop`: the brake / emergency-stop study (library: study/brake_study.hpp), run
 // with the consistent velocity jump and with the naive one, side by side, plus CSV logs.
-#include <unistd.h>
-
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -29,6 +26,9 @@ struct EstopOptions {
   std::optional<double> duration, dt;
   std::string output = "articula_out";
   std::string jump = "both";
+  LogFormat format = LogFormat::Csv;
+  std::string format_text = "csv";
+  std::string plot;
   bool pendulum = false;
 };
 
@@ -117,11 +117,11 @@ std::string fmt(const char* f, double x) {
   return buf;
 }
 
-// Column names of q and v: the joint name, with [k] for multi-coordinate joints.
-std::vector<std::string> coordinate_names(const Model& model, bool velocity) {
+// Names of the q coordinates: the joint name, with [k] for multi-coordinate joints.
+std::vector<std::string> coordinate_names(const Model& model) {
   std::vector<std::string> out;
   for (Index j = 0; j < model.njoints; ++j) {
-    const int n = velocity ? model.nv_joint[j] : model.nq_joint[j];
+    const int n = model.nq_joint[j];
     for (int k = 0; k < n; ++k) {
       std::string name = model.joint_names[j];
       if (n > 1) name.append("[").append(std::to_string(k)).append("]");
@@ -131,43 +131,57 @@ std::vector<std::string> coordinate_names(const Model& model, bool velocity) {
   return out;
 }
 
-// Writes the trajectory CSV through a temporary file in the same folder, renamed over the
-// target only once complete, so an interrupted run never leaves a partial file.
-void write_csv(const fs::path& path, const Model& model, const BrakeStudyResult& r) {
-  const fs::path tmp = path.parent_path() / ("." + path.filename().string() + ".tmp" + std::to_string(::getpid()));
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write " + tmp.string());
-    out << "t";
-    for (const auto& n : coordinate_names(model, false)) out << ",q." << n;
-    for (const auto& n : coordinate_names(model, true)) out << ",v." << n;
-    out << ",kinetic_energy,flange.x,flange.y,flange.z\n";
-    char buf[32];
-    auto put = [&](double x) {
-      std::snprintf(buf, sizeof buf, "%.12g", x);
-      out << buf;
-    };
-    for (const BrakeSample& s : r.trajectory) {
-      put(s.t);
-      for (Eigen::Index i = 0; i < s.q.size(); ++i) out << ',', put(s.q[i]);
-      for (Eigen::Index i = 0; i < s.v.size(); ++i) out << ',', put(s.v[i]);
-      out << ',', put(s.kinetic_energy);
-      for (int i = 0; i < 3; ++i) out << ',', put(s.flange[i]);
-      out << '\n';
-    }
-    out.flush();
-    if (!out) {
-      out.close();
-      fs::remove(tmp);
-      throw std::runtime_error("write error on " + tmp.string());
-    }
+// The same run on the engine (Simulator: brakes as time events enabling JointLocks, RK4 at
+// cfg.dt, drives off), logging the full telemetry (docs/telemetry.md) to `stem` in `format`.
+// tests/engine/engine_test.cpp checks that the engine reproduces run_brake_study().
+RunResult log_with_engine(const Model& model, const BrakeStudyConfig& cfg, JumpForm form, LogFormat format,
+                          const std::string& stem, std::string& path) {
+  Robot robot(model);
+  const Index flange =
+      cfg.flange_frame.empty() ? static_cast<Index>(model.frames.size() - 1) : model.frame_id(cfg.flange_frame);
+  robot.add_sensor({"flange", SensorType::Position, model.frames[flange].name});
+  SimulationOptions options;
+  options.dt = cfg.dt;
+  options.log_period = cfg.sample_period;
+  Simulator sim(robot, options);
+  for (const BrakeEvent& e : cfg.events) {
+    const std::string name = "brake_" + join(e.joints, "+");
+    robot.constraints().add(std::make_shared<JointLock>(robot.model(), name, e.joints), false);
+    sim.add_event({name, e.time, {}, 0, false, {EventAction::enable(name, form)}});
   }
+  sim.set_state(cfg.q0, cfg.v0);
+  auto sink = make_log(format, stem);
+  path = sink->path();
+  sim.add_log(std::move(sink));
+  return sim.run(cfg.duration);
+}
+
+// Locates tools/plot_log.py: $ARTICULA_TOOLS_DIR, <exe>/../share/articula/tools, the source tree.
+std::optional<fs::path> plot_tool() {
+  std::vector<fs::path> tried;
+  if (const char* env = std::getenv("ARTICULA_TOOLS_DIR"); env && *env) tried.emplace_back(env);
   std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp);
-    throw std::runtime_error("cannot rename " + tmp.string() + " to " + path.string() + ": " + ec.message());
-  }
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) tried.push_back(exe.parent_path().parent_path() / "share" / "articula" / "tools");
+#ifdef ARTICULA_TOOLS_DIR
+  tried.emplace_back(ARTICULA_TOOLS_DIR);
+#endif
+  for (const fs::path& p : tried)
+    if (fs::is_regular_file(p / "plot_log.py", ec)) return p / "plot_log.py";
+  return std::nullopt;
+}
+
+// A python3 that has matplotlib: the one on PATH, else the system's (Debian python3-matplotlib).
+std::optional<std::string> python_with_matplotlib() {
+  for (const char* python : {"python3", "/usr/bin/python3"})
+    if (std::system((std::string(python) + " -c 'import matplotlib' >/dev/null 2>&1").c_str()) == 0) return python;
+  return std::nullopt;
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
 }
 
 struct Column {
@@ -176,7 +190,7 @@ struct Column {
 };
 
 void print_report(const Model& model, const BrakeStudyConfig& cfg, const std::vector<Column>& cols) {
-  const auto& names = coordinate_names(model, false);
+  const auto& names = coordinate_names(model);
   auto joint_unit_scale = [&](int iq) {
     const Index j = [&] {
       for (Index k = 0; k < model.njoints; ++k)
@@ -362,13 +376,40 @@ int run_estop(const EstopOptions& o) {
     const fs::path dir(o.output);
     fs::create_directories(dir);
     std::printf("\n");
+    std::vector<std::string> csv_logs, labels;
     for (std::size_t k = 0; k < cols.size(); ++k) {
-      const fs::path path = dir / (runs[k].second + ".csv");
-      write_csv(path, model, cols[k].result);
-      std::printf("Wrote %s (%zu rows)\n", path.string().c_str(), cols[k].result.trajectory.size());
+      std::string path;
+      const JumpForm form = runs[k].first == "naive" ? JumpForm::Naive : JumpForm::Auto;
+      const RunResult r = log_with_engine(model, cfg, form, o.format, (dir / runs[k].second).string(), path);
+      std::printf("Wrote %s (%s, %ld steps, %zu events; events and status alongside)\n", path.c_str(),
+                  to_string(r.status).c_str(), r.steps, r.events.size());
+      if (!r.ok()) code = 1;
+      if (o.format == LogFormat::Csv) csv_logs.push_back(path), labels.push_back(runs[k].first);
+    }
+    if (!o.plot.empty()) {
+      const auto tool = plot_tool();
+      if (o.format != LogFormat::Csv) {
+        std::fprintf(stderr, "articula estop: --plot needs --format csv; no plot drawn\n");
+      } else if (const auto python = python_with_matplotlib(); !tool || !python) {
+        std::fprintf(stderr, "articula estop: --plot needs python3 with matplotlib and tools/plot_log.py; no plot drawn\n");
+      } else {
+        std::string cmd = *python_with_matplotlib() + " " + shell_quote(tool->string());
+        for (const auto& log : csv_logs) cmd += " " + shell_quote(log);
+        std::string label_list;
+        for (const auto& l : labels) label_list += (label_list.empty() ? "" : ",") + l;
+        cmd += " -c 'q.*' -c energy.total --labels " + shell_quote(label_list) + " --title " +
+               shell_quote("Emergency stop of " + model.name + ": consistent vs naive jumps") + " -o " +
+               shell_quote(o.plot);
+        if (std::system(cmd.c_str()) != 0) {
+          std::fprintf(stderr, "articula estop: the plot tool failed\n");
+          code = 1;
+        } else {
+          std::printf("Wrote %s\n", o.plot.c_str());
+        }
+      }
     }
   } catch (const std::exception& e) {
-    std::cerr << "articula estop: error writing the CSV files: " << e.what() << "\n";
+    std::cerr << "articula estop: error writing the logs: " << e.what() << "\n";
     return 1;
   }
   return code;
@@ -389,14 +430,24 @@ Command add_estop_command(CLI::App& app) {
   sub->add_option("--duration", o->duration, "Simulated time [s] (default 0.5; 1 with --pendulum)");
   sub->add_option("--dt", o->dt, "RK4 step [s] (default 0.001)");
   sub->add_option("--flange", o->flange, "Frame whose origin is tracked (default: flange; tip with --pendulum)");
-  sub->add_option("-o,--output", o->output, "Folder for estop_consistent.csv / estop_naive.csv")->capture_default_str();
+  sub->add_option("-o,--output", o->output,
+                  "Folder for the logs estop_consistent.* / estop_naive.* (+ .events.csv, .status.yaml)")
+      ->capture_default_str();
+  sub->add_option("--format", o->format_text, "Log format: csv or hdf5")
+      ->check(CLI::IsMember({"csv", "hdf5", "h5"}))
+      ->capture_default_str();
+  sub->add_option("--plot", o->plot, "Also draw the joint angles and energy of both runs into this PNG "
+                                     "(tools/plot_log.py; needs python3-matplotlib)");
   sub->add_option("--jump", o->jump, "Which velocity jump to run: consistent, naive or both")
       ->check(CLI::IsMember({"consistent", "naive", "both"}))
       ->capture_default_str();
   sub->add_flag("--pendulum", o->pendulum,
                 "The 3R pendulum instead: falls from horizontal at rest, joint2 locks at 0.3 s, joint3 at 0.6 s")
       ->excludes(model);
-  return [o] { return run_estop(*o); };
+  return [o] {
+    o->format = parse_log_format(o->format_text);
+    return run_estop(*o);
+  };
 }
 
 }  // namespace articula::cli

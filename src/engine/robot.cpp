@@ -59,14 +59,16 @@ std::string to_string(SensorType type) {
     case SensorType::Effort: return "effort";
     case SensorType::Imu: return "imu";
     case SensorType::ForceTorque: return "force_torque";
+    case SensorType::Position: return "position";
   }
   return "?";
 }
 
 SensorType parse_sensor_type(const std::string& text) {
-  for (SensorType t : {SensorType::Encoder, SensorType::Effort, SensorType::Imu, SensorType::ForceTorque})
+  for (SensorType t :
+       {SensorType::Encoder, SensorType::Effort, SensorType::Imu, SensorType::ForceTorque, SensorType::Position})
     if (to_string(t) == text) return t;
-  throw std::invalid_argument("unknown sensor type '" + text + "'; expected encoder, effort, imu or force_torque");
+  throw std::invalid_argument("unknown sensor type '" + text + "'; expected encoder, effort, imu, force_torque or position");
 }
 
 std::vector<std::string> Sensor::channels() const {
@@ -75,6 +77,7 @@ std::vector<std::string> Sensor::channels() const {
     case SensorType::Effort: return {"effort"};
     case SensorType::Imu: return {"gyro.x", "gyro.y", "gyro.z", "acc.x", "acc.y", "acc.z"};
     case SensorType::ForceTorque: return {"fx", "fy", "fz", "tx", "ty", "tz"};
+    case SensorType::Position: return {"x", "y", "z"};
   }
   return {};
 }
@@ -140,7 +143,8 @@ const Sensor& Robot::add_sensor(Sensor sensor) {
       check(index_of(motors_, sensor.target) >= 0,
             what + "no motor named '" + sensor.target + "'; registered: " + names_of(motors_));
       break;
-    case SensorType::Imu: base_.frame_id(sensor.target); break;
+    case SensorType::Imu:
+    case SensorType::Position: base_.frame_id(sensor.target); break;
     case SensorType::ForceTorque:
       check(index_of(contacts_, sensor.target) >= 0 || constraints_.contains(sensor.target),
             what + "no elastic contact or frame constraint named '" + sensor.target + "'");

@@ -167,6 +167,13 @@ void Simulator::Impl::compute_sensors(Simulator& sim) {
         c += 6;
         break;
       }
+      case SensorType::Position: {
+        if (!kinematics_done) forward_kinematics(m, aux, sim.q_, sim.v_, sim.vdot_);
+        kinematics_done = true;
+        sim.sensors_.segment<3>(c) = frame_placement(m, aux, m.frame_id(sensor.target)).p;
+        c += 3;
+        break;
+      }
       case SensorType::ForceTorque: {
         Vector6 w = Vector6::Zero();
         if (ft_contact[s] >= 0) {

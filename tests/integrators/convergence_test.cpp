@@ -235,8 +235,8 @@ TEST(Convergence, DormandPrinceMeetsItsToleranceOnThePendulum) {
   for (int i = 0; i < 3; ++i) {
     o.abs_tol = o.rel_tol = tols[i];
     runs[i] = pendulum_dopri(o, 1e-3);
-    RecordProperty("tol_" + std::to_string(i),
-                   std::to_string(runs[i].error) + " in " + std::to_string(runs[i].steps) + " steps");
+    RecordProperty("tol_" + sci(tols[i]), "error " + sci(runs[i].error) + " in " + std::to_string(runs[i].steps) +
+                                              " steps, " + std::to_string(runs[i].rejected) + " rejected");
   }
   EXPECT_LT(runs[0].error, 1e-6) << runs[0].steps << " steps";
   EXPECT_LT(runs[1].error, 1e-4) << runs[1].steps << " steps";

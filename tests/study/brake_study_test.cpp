@@ -251,17 +251,24 @@ TEST(EstopCli, WritesTheTableAndBothCsvFiles) {
   for (const char* s : {"rx130_standin", "KE before", "KE after", "mom. residual", "consistent", "naive", "joint_1",
                         "joint_3", "flange stop distance", "straight-line", "differ by", "estop_naive.csv"})
     EXPECT_NE(r.output.find(s), std::string::npos) << s << " missing from:\n" << r.output;
+  // The engine's telemetry (docs/telemetry.md): state, accelerations, the flange position
+  // sensor, the brakes' multipliers, energies; events and the run status alongside.
   const std::string header =
       "t,q.joint_1,q.joint_2,q.joint_3,q.joint_4,q.joint_5,q.joint_6,"
-      "v.joint_1,v.joint_2,v.joint_3,v.joint_4,v.joint_5,v.joint_6,kinetic_energy,flange.x,flange.y,flange.z";
-  for (const char* f : {"estop_consistent.csv", "estop_naive.csv"}) {
+      "v.joint_1,v.joint_2,v.joint_3,v.joint_4,v.joint_5,v.joint_6,"
+      "a.joint_1,a.joint_2,a.joint_3,a.joint_4,a.joint_5,a.joint_6,"
+      "sensor.flange.x,sensor.flange.y,sensor.flange.z,"
+      "lambda.brake_joint_1.0,lambda.brake_joint_2.0,lambda.brake_joint_3.0,"
+      "energy.kinetic,energy.potential,energy.total";
+  for (const char* stem : {"estop_consistent", "estop_naive"}) {
     std::size_t lines = 0;
-    EXPECT_EQ(first_line(dir.path / "out" / f, &lines), header) << f;
-    EXPECT_GT(lines, 500u) << f;  // a row per 1 ms step over 0.5 s, plus the event rows
+    EXPECT_EQ(first_line(dir.path / "out" / (std::string(stem) + ".csv"), &lines), header) << stem;
+    EXPECT_GT(lines, 500u) << stem;  // a row per 1 ms step over 0.5 s, plus the event rows
+    EXPECT_EQ(first_line(dir.path / "out" / (std::string(stem) + ".events.csv"), &lines),
+              "time,name,actions,kinetic_before,kinetic_after,potential,momentum_residual,constraint_residual");
+    EXPECT_EQ(lines, 4u) << stem;  // three brakes
+    EXPECT_EQ(first_line(dir.path / "out" / (std::string(stem) + ".status.yaml")), "status: completed") << stem;
   }
-  // No temporary file is left behind.
-  for (const auto& entry : std::filesystem::directory_iterator(dir.path / "out"))
-    EXPECT_EQ(entry.path().filename().string().rfind(".", 0), std::string::npos) << entry.path();
 }
 
 TEST(EstopCli, PendulumConsistentOnly) {
@@ -271,7 +278,9 @@ TEST(EstopCli, PendulumConsistentOnly) {
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("pendulum3r"), std::string::npos) << r.output;
   EXPECT_EQ(first_line(dir.path / "estop_consistent.csv"),
-            "t,q.joint1,q.joint2,q.joint3,v.joint1,v.joint2,v.joint3,kinetic_energy,flange.x,flange.y,flange.z");
+            "t,q.joint1,q.joint2,q.joint3,v.joint1,v.joint2,v.joint3,a.joint1,a.joint2,a.joint3,"
+            "sensor.flange.x,sensor.flange.y,sensor.flange.z,lambda.brake_joint2.0,lambda.brake_joint3.0,"
+            "energy.kinetic,energy.potential,energy.total");
   EXPECT_FALSE(std::filesystem::exists(dir.path / "estop_naive.csv"));
 }
 

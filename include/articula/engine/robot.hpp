@@ -40,9 +40,10 @@ enum class SensorType {
   Effort,       ///< target: a motor → channel effort (τ applied, after saturation and friction)
   Imu,          ///< target: a frame → gyro.x/y/z [rad/s], acc.x/y/z [m/s²] (specific force), frame axes
   ForceTorque,  ///< target: a frame constraint or an elastic contact → fx fy fz tx ty tz, world axes
+  Position,     ///< target: a frame → x, y, z of its origin in the world [m] (e.g. a flange, a foot)
 };
 std::string to_string(SensorType type);
-/// "encoder", "effort", "imu", "force_torque"; throws std::invalid_argument.
+/// "encoder", "effort", "imu", "force_torque", "position"; throws std::invalid_argument.
 SensorType parse_sensor_type(const std::string& text);
 
 struct Sensor {
