@@ -3,14 +3,14 @@
 
 ARTICULA_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
-# Debian packages (bookworm names). Required: compiler, CMake, make, Eigen, urdfdom,
-# CLI11, GoogleTest, Google Benchmark. yaml-cpp, HDF5 and python3 are for the planned
-# layers (scenario files, telemetry, bindings); they are cheap and keep CI honest.
+# Debian packages (bookworm names): compiler, CMake, make, Eigen, urdfdom, yaml-cpp
+# (scenario files), CLI11, HDF5 (telemetry), GoogleTest, Google Benchmark, and python3 with
+# matplotlib for tools/plot_log.py (`articula estop --plot`).
 ARTICULA_PACKAGES=(
   g++ cmake make
   libeigen3-dev liburdfdom-dev liburdfdom-headers-dev libyaml-cpp-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev libhdf5-dev
-  python3
+  python3 python3-matplotlib
 )
 
 # Parallel jobs: $JOBS if set, else the number of cores.
