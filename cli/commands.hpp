@@ -10,5 +10,6 @@ using Command = std::function<int()>;
 Command add_info_command(CLI::App& app);
 Command add_bench_command(CLI::App& app);
 Command add_estop_command(CLI::App& app);
+Command add_run_command(CLI::App& app);
 
 }  // namespace articula::cli

@@ -391,7 +391,8 @@ int run_estop(const EstopOptions& o) {
       if (o.format != LogFormat::Csv) {
         std::fprintf(stderr, "articula estop: --plot needs --format csv; no plot drawn\n");
       } else if (const auto python = python_with_matplotlib(); !tool || !python) {
-        std::fprintf(stderr, "articula estop: --plot needs python3 with matplotlib and tools/plot_log.py; no plot drawn\n");
+        std::fprintf(stderr,
+                     "articula estop: --plot needs python3 with matplotlib and tools/plot_log.py; no plot drawn\n");
       } else {
         std::string cmd = *python_with_matplotlib() + " " + shell_quote(tool->string());
         for (const auto& log : csv_logs) cmd += " " + shell_quote(log);
@@ -436,8 +437,9 @@ Command add_estop_command(CLI::App& app) {
   sub->add_option("--format", o->format_text, "Log format: csv or hdf5")
       ->check(CLI::IsMember({"csv", "hdf5", "h5"}))
       ->capture_default_str();
-  sub->add_option("--plot", o->plot, "Also draw the joint angles and energy of both runs into this PNG "
-                                     "(tools/plot_log.py; needs python3-matplotlib)");
+  sub->add_option("--plot", o->plot,
+                  "Also draw the joint angles and energy of both runs into this PNG "
+                  "(tools/plot_log.py; needs python3-matplotlib)");
   sub->add_option("--jump", o->jump, "Which velocity jump to run: consistent, naive or both")
       ->check(CLI::IsMember({"consistent", "naive", "both"}))
       ->capture_default_str();

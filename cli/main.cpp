@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   add(&articula::cli::add_info_command);
   add(&articula::cli::add_bench_command);
   add(&articula::cli::add_estop_command);
+  add(&articula::cli::add_run_command);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

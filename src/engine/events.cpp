@@ -19,10 +19,14 @@ Index one_dof_joint(const Model& model, const std::string& joint, const char* wh
 
 std::string to_string(Integrator integrator) {
   switch (integrator) {
-    case Integrator::ExplicitEuler: return "euler";
-    case Integrator::SemiImplicitEuler: return "semi_implicit_euler";
-    case Integrator::RK4: return "rk4";
-    case Integrator::DormandPrince: return "dopri5";
+    case Integrator::ExplicitEuler:
+      return "euler";
+    case Integrator::SemiImplicitEuler:
+      return "semi_implicit_euler";
+    case Integrator::RK4:
+      return "rk4";
+    case Integrator::DormandPrince:
+      return "dopri5";
   }
   return "?";
 }
@@ -36,14 +40,22 @@ Integrator parse_integrator(const std::string& text) {
 
 std::string to_string(RunStatus status) {
   switch (status) {
-    case RunStatus::Completed: return "completed";
-    case RunStatus::Stopped: return "stopped";
-    case RunStatus::NonFinite: return "non_finite";
-    case RunStatus::Exploded: return "exploded";
-    case RunStatus::SolverFailed: return "solver_failed";
-    case RunStatus::StepTooSmall: return "step_too_small";
-    case RunStatus::ControllerFailed: return "controller_failed";
-    case RunStatus::Error: return "error";
+    case RunStatus::Completed:
+      return "completed";
+    case RunStatus::Stopped:
+      return "stopped";
+    case RunStatus::NonFinite:
+      return "non_finite";
+    case RunStatus::Exploded:
+      return "exploded";
+    case RunStatus::SolverFailed:
+      return "solver_failed";
+    case RunStatus::StepTooSmall:
+      return "step_too_small";
+    case RunStatus::ControllerFailed:
+      return "controller_failed";
+    case RunStatus::Error:
+      return "error";
   }
   return "?";
 }
@@ -76,10 +88,18 @@ EventAction EventAction::stop() { return {Kind::Stop, "", JumpForm::None, 0.0}; 
 std::string EventAction::describe() const {
   std::ostringstream s;
   switch (kind) {
-    case Kind::Enable: s << "enable " << target << " (jump " << to_string(jump) << ")"; break;
-    case Kind::Disable: s << "disable " << target; break;
-    case Kind::SetCommand: s << "set u." << target << " = " << value; break;
-    case Kind::Stop: s << "stop"; break;
+    case Kind::Enable:
+      s << "enable " << target << " (jump " << to_string(jump) << ")";
+      break;
+    case Kind::Disable:
+      s << "disable " << target;
+      break;
+    case Kind::SetCommand:
+      s << "set u." << target << " = " << value;
+      break;
+    case Kind::Stop:
+      s << "stop";
+      break;
   }
   return s.str();
 }

@@ -55,11 +55,16 @@ double Motor::effort(double u, double qd) const {
 
 std::string to_string(SensorType type) {
   switch (type) {
-    case SensorType::Encoder: return "encoder";
-    case SensorType::Effort: return "effort";
-    case SensorType::Imu: return "imu";
-    case SensorType::ForceTorque: return "force_torque";
-    case SensorType::Position: return "position";
+    case SensorType::Encoder:
+      return "encoder";
+    case SensorType::Effort:
+      return "effort";
+    case SensorType::Imu:
+      return "imu";
+    case SensorType::ForceTorque:
+      return "force_torque";
+    case SensorType::Position:
+      return "position";
   }
   return "?";
 }
@@ -68,22 +73,27 @@ SensorType parse_sensor_type(const std::string& text) {
   for (SensorType t :
        {SensorType::Encoder, SensorType::Effort, SensorType::Imu, SensorType::ForceTorque, SensorType::Position})
     if (to_string(t) == text) return t;
-  throw std::invalid_argument("unknown sensor type '" + text + "'; expected encoder, effort, imu, force_torque or position");
+  throw std::invalid_argument("unknown sensor type '" + text +
+                              "'; expected encoder, effort, imu, force_torque or position");
 }
 
 std::vector<std::string> Sensor::channels() const {
   switch (type) {
-    case SensorType::Encoder: return {"pos", "vel"};
-    case SensorType::Effort: return {"effort"};
-    case SensorType::Imu: return {"gyro.x", "gyro.y", "gyro.z", "acc.x", "acc.y", "acc.z"};
-    case SensorType::ForceTorque: return {"fx", "fy", "fz", "tx", "ty", "tz"};
-    case SensorType::Position: return {"x", "y", "z"};
+    case SensorType::Encoder:
+      return {"pos", "vel"};
+    case SensorType::Effort:
+      return {"effort"};
+    case SensorType::Imu:
+      return {"gyro.x", "gyro.y", "gyro.z", "acc.x", "acc.y", "acc.z"};
+    case SensorType::ForceTorque:
+      return {"fx", "fy", "fz", "tx", "ty", "tz"};
+    case SensorType::Position:
+      return {"x", "y", "z"};
   }
   return {};
 }
 
-Robot::Robot(Model model)
-    : base_(std::move(model)), model_(std::make_shared<Model>(base_)), constraints_(*model_) {}
+Robot::Robot(Model model) : base_(std::move(model)), model_(std::make_shared<Model>(base_)), constraints_(*model_) {}
 
 Robot Robot::from_urdf(const std::string& path, bool floating) {
   return Robot(load_urdf(path, floating ? BaseType::Floating : BaseType::Fixed));
@@ -107,8 +117,8 @@ const Motor& Robot::add_motor(Motor motor) {
   check(is_one_dof(base_.joint_types[j]), "motor '" + motor.name + "': joint '" + motor.joint +
                                               "' is not a 1-dof joint (revolute, continuous or prismatic)");
   for (const Motor& m : motors_)
-    check(m.joint != motor.joint, "motor '" + motor.name + "': joint '" + motor.joint + "' already has motor '" +
-                                      m.name + "'");
+    check(m.joint != motor.joint,
+          "motor '" + motor.name + "': joint '" + motor.joint + "' already has motor '" + m.name + "'");
   check(motor.gear_ratio > 0 && std::isfinite(motor.gear_ratio), "motor '" + motor.name + "': gear_ratio must be > 0");
   check(motor.rotor_inertia >= 0 && std::isfinite(motor.rotor_inertia),
         "motor '" + motor.name + "': rotor_inertia must be ≥ 0");
@@ -144,7 +154,9 @@ const Sensor& Robot::add_sensor(Sensor sensor) {
             what + "no motor named '" + sensor.target + "'; registered: " + names_of(motors_));
       break;
     case SensorType::Imu:
-    case SensorType::Position: base_.frame_id(sensor.target); break;
+    case SensorType::Position:
+      base_.frame_id(sensor.target);
+      break;
     case SensorType::ForceTorque:
       check(index_of(contacts_, sensor.target) >= 0 || constraints_.contains(sensor.target),
             what + "no elastic contact or frame constraint named '" + sensor.target + "'");

@@ -29,12 +29,13 @@ void Simulator::set_state(VectorRef q, VectorRef v, double t) {
   const Model& model = robot_.model();
   if (q.size() != model.nq || v.size() != model.nv)
     throw std::invalid_argument("Simulator::set_state: q has " + std::to_string(q.size()) + " values and v " +
-                                std::to_string(v.size()) + "; model '" + model.name + "' has nq = " +
-                                std::to_string(model.nq) + ", nv = " + std::to_string(model.nv));
+                                std::to_string(v.size()) + "; model '" + model.name +
+                                "' has nq = " + std::to_string(model.nq) + ", nv = " + std::to_string(model.nv));
   for (Index j = 0; j < model.njoints; ++j) {
     const bool ok = q.segment(model.idx_q[j], model.nq_joint[j]).allFinite() &&
                     v.segment(model.idx_v[j], model.nv_joint[j]).allFinite();
-    if (!ok) throw std::invalid_argument("Simulator::set_state: non-finite state of joint '" + model.joint_names[j] + "'");
+    if (!ok)
+      throw std::invalid_argument("Simulator::set_state: non-finite state of joint '" + model.joint_names[j] + "'");
   }
   if (!std::isfinite(t)) throw std::invalid_argument("Simulator::set_state: t is not finite");
   q_ = q;
@@ -64,7 +65,8 @@ void Simulator::add_event(Event event) {
   const std::string what = "event '" + event.name + "': ";
   if (event.name.empty()) throw std::invalid_argument("Simulator::add_event: an event needs a name");
   for (const auto& e : impl_->events)
-    if (e.event.name == event.name) throw std::invalid_argument("Simulator::add_event: duplicate event name '" + event.name + "'");
+    if (e.event.name == event.name)
+      throw std::invalid_argument("Simulator::add_event: duplicate event name '" + event.name + "'");
   if (event.time.has_value() == static_cast<bool>(event.guard))
     throw std::invalid_argument(what + "give either a time or a guard");
   if (event.time && (!(*event.time >= 0) || !std::isfinite(*event.time)))
@@ -76,8 +78,8 @@ void Simulator::add_event(Event event) {
       if (!robot_.constraints().contains(a.target)) {
         std::string names;
         for (const auto& n : robot_.constraints().names()) names += (names.empty() ? "" : ", ") + n;
-        throw std::invalid_argument(what + "no constraint named '" + a.target + "'; registered: " +
-                                    (names.empty() ? "(none)" : names));
+        throw std::invalid_argument(what + "no constraint named '" + a.target +
+                                    "'; registered: " + (names.empty() ? "(none)" : names));
       }
     } else if (a.kind == EventAction::Kind::SetCommand) {
       try {

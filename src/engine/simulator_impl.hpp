@@ -14,9 +14,9 @@ struct Simulator::Impl {
 
   struct EventState {
     Event event;
-    bool armed = true;   // guard may fire (re-armed by a sign change back when repeat)
-    bool done = false;   // time event already applied / one-shot guard fired
-    double g = 0.0;      // guard value at the start of the current step
+    bool armed = true;  // guard may fire (re-armed by a sign change back when repeat)
+    bool done = false;  // time event already applied / one-shot guard fired
+    double g = 0.0;     // guard value at the start of the current step
   };
 
   enum class Failure { None, NonFinite, Solver, Controller };
@@ -64,6 +64,7 @@ struct Simulator::Impl {
   std::vector<int> constraint_dims, constraint_rows;
   std::vector<int> ft_constraint;  // per sensor: index into constraint_names (ForceTorque on a constraint) or −1
   std::vector<int> ft_contact;     // per sensor: contact index or −1
+  std::vector<int> sensor_target;  // per sensor: joint id, motor index or frame id (resolved once per run)
   double next_log = 0.0;
   std::vector<int> pending;  // guard events located in the last step
 };

@@ -158,10 +158,14 @@ void Simulator::Impl::apply_events(Simulator& sim, const std::vector<int>& firin
   refresh_active(sim);
   record.v_plus = sim.v_;
   record.kinetic_after = articula::kinetic_energy(m, aux, sim.q_, sim.v_);
-  EventLogRow row{record.time,          "",
-                  record.actions,       record.kinetic_before,
-                  record.kinetic_after, record.potential,
-                  record.momentum_residual, record.constraint_residual};
+  EventLogRow row{record.time,
+                  "",
+                  record.actions,
+                  record.kinetic_before,
+                  record.kinetic_after,
+                  record.potential,
+                  record.momentum_residual,
+                  record.constraint_residual};
   for (std::size_t k = 0; k < record.names.size(); ++k) row.name += (k ? "+" : "") + record.names[k];
   for (auto& sink : sinks) sink->event(row);
   for (const int i : firing) {
@@ -191,6 +195,14 @@ RunResult Simulator::Impl::run(Simulator& sim, double duration) {
   constraint_names = set.names();
   constraint_dims.clear();
   for (const auto& n : constraint_names) constraint_dims.push_back(set.get(n).dim());
+  sensor_target.assign(robot.sensors().size(), -1);
+  for (std::size_t s = 0; s < robot.sensors().size(); ++s) {
+    const Sensor& sensor = robot.sensors()[s];
+    if (sensor.type == SensorType::Encoder) sensor_target[s] = m.joint_id(sensor.target);
+    if (sensor.type == SensorType::Effort) sensor_target[s] = robot.motor_index(sensor.target);
+    if (sensor.type == SensorType::Imu || sensor.type == SensorType::Position)
+      sensor_target[s] = m.frame_id(sensor.target);
+  }
   ft_contact.assign(robot.sensors().size(), -1);
   ft_constraint.assign(robot.sensors().size(), -1);
   for (std::size_t s = 0; s < robot.sensors().size(); ++s) {
@@ -204,7 +216,19 @@ RunResult Simulator::Impl::run(Simulator& sim, double duration) {
   refresh_active(sim);
   result.columns = columns(sim);
   row.resize(static_cast<Eigen::Index>(result.columns.size()));
-  for (auto& sink : sinks) sink->begin(result.columns);
+  for (std::size_t k = 0; k < sinks.size(); ++k) {
+    try {
+      sinks[k]->begin(result.columns);
+    } catch (const std::exception& e) {
+      // A log that cannot be created: no step is taken; the logs already begun record why.
+      result.status = RunStatus::Error;
+      result.message = std::string("error: cannot start the log: ") + e.what();
+      result.t = sim.t_;
+      for (std::size_t i = 0; i < k; ++i) sinks[i]->finish({to_string(result.status), result.message, sim.t_, 0});
+      sinks.clear();
+      return result;
+    }
+  }
   for (auto& e : events) {
     if (e.event.time && *e.event.time < sim.t_ - eps) e.done = true;
     if (e.event.guard) e.g = e.event.guard(sim.t_, sim.q_, sim.v_);
@@ -220,10 +244,14 @@ RunResult Simulator::Impl::run(Simulator& sim, double duration) {
   };
   auto failure_status = [&]() {
     switch (failure) {
-      case Failure::Solver: return RunStatus::SolverFailed;
-      case Failure::Controller: return RunStatus::ControllerFailed;
-      case Failure::NonFinite: return RunStatus::NonFinite;
-      case Failure::None: break;
+      case Failure::Solver:
+        return RunStatus::SolverFailed;
+      case Failure::Controller:
+        return RunStatus::ControllerFailed;
+      case Failure::NonFinite:
+        return RunStatus::NonFinite;
+      case Failure::None:
+        break;
     }
     return o.integrator == Integrator::DormandPrince ? RunStatus::StepTooSmall : RunStatus::NonFinite;
   };
@@ -299,41 +327,41 @@ RunResult Simulator::Impl::run(Simulator& sim, double duration) {
 
   auto last_progress = wall0;
   try {
-  bool ok = evaluate() && at_instant(due_time_events(), true);
-  while (ok && !stop && sim.t_ < t_end - eps) {
-    double limit = t_end - sim.t_;
-    for (const auto& e : events)
-      if (e.event.time && !e.done && *e.event.time > sim.t_ + eps) limit = std::min(limit, *e.event.time - sim.t_);
-    if (controller && controller_period > 0) limit = std::min(limit, next_tick - sim.t_);
-    const double t0 = sim.t_;
-    double h = 0.0;
-    failure = Failure::None;
-    if (!step(sim, limit, h, result)) {
-      fail(failure_status(), failure_message.empty() ? "integration step failed" : failure_message);
-      break;
+    bool ok = evaluate() && at_instant(due_time_events(), true);
+    while (ok && !stop && sim.t_ < t_end - eps) {
+      double limit = t_end - sim.t_;
+      for (const auto& e : events)
+        if (e.event.time && !e.done && *e.event.time > sim.t_ + eps) limit = std::min(limit, *e.event.time - sim.t_);
+      if (controller && controller_period > 0) limit = std::min(limit, next_tick - sim.t_);
+      const double t0 = sim.t_;
+      double h = 0.0;
+      failure = Failure::None;
+      if (!step(sim, limit, h, result)) {
+        fail(failure_status(), failure_message.empty() ? "integration step failed" : failure_message);
+        break;
+      }
+      sim.t_ = t0 + h;
+      if (std::abs(sim.t_ - t_end) <= eps) sim.t_ = t_end;
+      for (const auto& e : events)
+        if (e.event.time && !e.done && std::abs(*e.event.time - sim.t_) <= eps) sim.t_ = *e.event.time;
+      if (!check_state()) break;
+      pending.clear();
+      bool have_guards = false;
+      for (const auto& e : events) have_guards = have_guards || (e.event.guard && !e.done);
+      if (have_guards && locate_guards(sim, t0, h, result) && failure != Failure::None) {
+        fail(failure_status(), failure_message);
+        break;
+      }
+      std::vector<int> firing = due_time_events();
+      for (int i : pending)
+        if (std::find(firing.begin(), firing.end(), i) == firing.end()) firing.push_back(i);
+      std::sort(firing.begin(), firing.end());  // registration order
+      ok = at_instant(std::move(firing), sim.t_ >= t_end);
+      if (progress && (result.steps & 63) == 0 && clock::now() - last_progress > std::chrono::milliseconds(100)) {
+        last_progress = clock::now();
+        progress(sim.t_ - (t_end - duration), duration);
+      }
     }
-    sim.t_ = t0 + h;
-    if (std::abs(sim.t_ - t_end) <= eps) sim.t_ = t_end;
-    for (const auto& e : events)
-      if (e.event.time && !e.done && std::abs(*e.event.time - sim.t_) <= eps) sim.t_ = *e.event.time;
-    if (!check_state()) break;
-    pending.clear();
-    bool have_guards = false;
-    for (const auto& e : events) have_guards = have_guards || (e.event.guard && !e.done);
-    if (have_guards && locate_guards(sim, t0, h, result) && failure != Failure::None) {
-      fail(failure_status(), failure_message);
-      break;
-    }
-    std::vector<int> firing = due_time_events();
-    for (int i : pending)
-      if (std::find(firing.begin(), firing.end(), i) == firing.end()) firing.push_back(i);
-    std::sort(firing.begin(), firing.end());  // registration order
-    ok = at_instant(std::move(firing), sim.t_ >= t_end);
-    if (progress && (result.steps & 63) == 0 && clock::now() - last_progress > std::chrono::milliseconds(100)) {
-      last_progress = clock::now();
-      progress(sim.t_ - (t_end - duration), duration);
-    }
-  }
   } catch (const std::exception& e) {
     // A user callback (constraint, guard) or the log threw: stop, keep what was logged.
     fail(RunStatus::Error, std::string("error: ") + e.what());

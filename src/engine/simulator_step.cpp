@@ -82,8 +82,8 @@ bool Simulator::Impl::rhs(Simulator& sim, VectorRef q, VectorRef v, Eigen::Ref<V
         constrained_forward_dynamics(m, data, cws, robot.constraints(), q, v, tau, fe, sim.options_.method);
     if (!report.ok()) {
       failure = Failure::Solver;
-      failure_message = "constrained solve: " + to_string(report.status) + (report.message.empty() ? "" : ": ") +
-                        report.message;
+      failure_message =
+          "constrained solve: " + to_string(report.status) + (report.message.empty() ? "" : ": ") + report.message;
       return false;
     }
   }
@@ -148,16 +148,18 @@ void Simulator::Impl::compute_sensors(Simulator& sim) {
     const Sensor& sensor = sensors[s];
     switch (sensor.type) {
       case SensorType::Encoder: {
-        const Index j = m.joint_id(sensor.target);
+        const Index j = sensor_target[s];
         sim.sensors_[c++] = sim.q_[m.idx_q[j]];
         sim.sensors_[c++] = sim.v_[m.idx_v[j]];
         break;
       }
-      case SensorType::Effort: sim.sensors_[c++] = sim.tau_motor_[robot.motor_index(sensor.target)]; break;
+      case SensorType::Effort:
+        sim.sensors_[c++] = sim.tau_motor_[sensor_target[s]];
+        break;
       case SensorType::Imu: {
         if (!kinematics_done) forward_kinematics(m, aux, sim.q_, sim.v_, sim.vdot_);
         kinematics_done = true;
-        const Index f = m.frame_id(sensor.target);
+        const Index f = sensor_target[s];
         const Matrix3 R = frame_placement(m, aux, f).R;
         const Vector3 gyro = frame_velocity(m, aux, f, ReferenceFrame::Local).w;
         // Specific force: what an accelerometer reads, a − g, in the sensor's axes.
@@ -170,7 +172,7 @@ void Simulator::Impl::compute_sensors(Simulator& sim) {
       case SensorType::Position: {
         if (!kinematics_done) forward_kinematics(m, aux, sim.q_, sim.v_, sim.vdot_);
         kinematics_done = true;
-        sim.sensors_.segment<3>(c) = frame_placement(m, aux, m.frame_id(sensor.target)).p;
+        sim.sensors_.segment<3>(c) = frame_placement(m, aux, sensor_target[s]).p;
         c += 3;
         break;
       }
@@ -199,16 +201,22 @@ namespace {
 // Coordinate / velocity suffixes of a joint's components in log columns.
 std::vector<std::string> q_suffixes(JointType type) {
   switch (type) {
-    case JointType::FreeFlyer: return {".x", ".y", ".z", ".qx", ".qy", ".qz", ".qw"};
-    case JointType::Spherical: return {".qx", ".qy", ".qz", ".qw"};
-    default: return {""};
+    case JointType::FreeFlyer:
+      return {".x", ".y", ".z", ".qx", ".qy", ".qz", ".qw"};
+    case JointType::Spherical:
+      return {".qx", ".qy", ".qz", ".qw"};
+    default:
+      return {""};
   }
 }
 std::vector<std::string> v_suffixes(JointType type) {
   switch (type) {
-    case JointType::FreeFlyer: return {".vx", ".vy", ".vz", ".wx", ".wy", ".wz"};
-    case JointType::Spherical: return {".wx", ".wy", ".wz"};
-    default: return {""};
+    case JointType::FreeFlyer:
+      return {".vx", ".vy", ".vz", ".wx", ".wy", ".wz"};
+    case JointType::Spherical:
+      return {".wx", ".wy", ".wz"};
+    default:
+      return {""};
   }
 }
 

@@ -1,7 +1,6 @@
 // The simulation engine end to end: energy, elastic contacts, brakes as events, guard
 // location, a humanoid with fixed feet and a hand on a wall, failures and their statuses.
 #include <gtest/gtest.h>
-
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -145,9 +144,9 @@ double box_slide(double theta, double mu) {
 }
 
 TEST(Engine, BoxOnASlopeSticksBelowTheFrictionAngleAndSlidesAbove) {
-  const double mu = 0.5;  // friction angle atan(0.5) = 26.6°
+  const double mu = 0.5;                           // friction angle atan(0.5) = 26.6°
   EXPECT_LT(std::abs(box_slide(0.35, mu)), 1e-3);  // 20°: creeps only by the regularization
-  const double theta = 0.6;                         // 34.4°: slides with g (sin θ − μ cos θ)
+  const double theta = 0.6;                        // 34.4°: slides with g (sin θ − μ cos θ)
   const double expected = 0.5 * 9.81 * (std::sin(theta) - mu * std::cos(theta));
   EXPECT_NEAR(box_slide(theta, mu), expected, 0.02 * expected);
 }
@@ -156,8 +155,8 @@ TEST(Engine, BoxOnASlopeSticksBelowTheFrictionAngleAndSlidesAbove) {
 TEST(Engine, EmergencyStopMatchesTheBrakeStudy) {
   for (JumpForm form : {JumpForm::Auto, JumpForm::Naive}) {
     SCOPED_TRACE(to_string(form));
-    BrakeStudyConfig config = default_estop_config(test::model_path("rx130_standin").substr(
-        0, test::model_path("rx130_standin").rfind('/')));
+    BrakeStudyConfig config =
+        default_estop_config(test::model_path("rx130_standin").substr(0, test::model_path("rx130_standin").rfind('/')));
     config.jump = form;
     const BrakeStudyResult study = run_brake_study(config);
     ASSERT_TRUE(study.ok) << study.message;
@@ -214,7 +213,11 @@ TEST(Engine, GuardEventLocksAJointWhenItsVelocityCrossesZero) {
   o.dt = 1e-3;
   o.event_tolerance = 1e-10;
   Simulator sim(robot, o);
-  sim.add_event({"stop_joint2", std::nullopt, joint_velocity_guard(robot.model(), "joint2", 0.0), 0, false,
+  sim.add_event({"stop_joint2",
+                 std::nullopt,
+                 joint_velocity_guard(robot.model(), "joint2", 0.0),
+                 0,
+                 false,
                  {EventAction::enable("brake2")}});
   const RunResult r = sim.run(1.0);
   ASSERT_TRUE(r.ok()) << r.message;
@@ -222,16 +225,15 @@ TEST(Engine, GuardEventLocksAJointWhenItsVelocityCrossesZero) {
   EXPECT_NEAR(r.events[0].time, t_ref, 1e-6);
   const int iv = robot.model().idx_v[robot.model().joint_id("joint2")];
   EXPECT_LT(std::abs(r.events[0].v_minus[iv]), 1e-6);  // it fired at the crossing, not a step later
-  EXPECT_LT(std::abs(sim.v()[iv]), 1e-9);             // and the joint stays locked
-  EXPECT_NE(std::fmod(r.events[0].time, 1e-3), 0.0);  // the step was cut
+  EXPECT_LT(std::abs(sim.v()[iv]), 1e-9);              // and the joint stays locked
+  EXPECT_NE(std::fmod(r.events[0].time, 1e-3), 0.0);   // the step was cut
 }
 
 TEST(Engine, EventsAtOneInstantUseOneJumpAndFollowTheDocumentedOrder) {
   Robot robot = Robot::from_urdf(test::model_path("rx130_standin"));
   for (const char* j : {"joint_1", "joint_2"})
-    robot.constraints().add(std::make_shared<JointLock>(robot.model(), std::string("brake_") + j,
-                                                        std::vector<std::string>{j}),
-                            false);
+    robot.constraints().add(
+        std::make_shared<JointLock>(robot.model(), std::string("brake_") + j, std::vector<std::string>{j}), false);
   Simulator sim(robot);
   VectorX v = VectorX::Constant(6, 1.0);
   sim.set_state(neutral(robot.model()), v);
@@ -249,7 +251,8 @@ TEST(Engine, EventsAtOneInstantUseOneJumpAndFollowTheDocumentedOrder) {
   ref.constraints().add(std::make_shared<JointLock>(ref.model(), "ab", std::vector<std::string>{"joint_1", "joint_2"}),
                         false);
   Data data(ref.model());
-  const JumpResult jr = activate_constraints(ref.model(), data, ref.constraints(), {"ab"}, sim.q(), r.events[0].v_minus);
+  const JumpResult jr =
+      activate_constraints(ref.model(), data, ref.constraints(), {"ab"}, sim.q(), r.events[0].v_minus);
   EXPECT_LT((jr.v_plus - r.events[0].v_plus).norm(), 1e-10);
 }
 
@@ -262,8 +265,8 @@ TEST(Engine, HumanoidWithFixedFeetAndAHandOnAWall) {
   std::vector<std::pair<std::string, double>> targets;
   for (Index j = 1; j < model.njoints; ++j) {
     // Geared drives: reflected rotor inertia 100² · 1e-5 = 0.1 kg·m² on every joint.
-    robot.add_motor({.name = model.joint_names[j], .joint = model.joint_names[j], .gear_ratio = 100,
-                     .rotor_inertia = 1e-5});
+    robot.add_motor(
+        {.name = model.joint_names[j], .joint = model.joint_names[j], .gear_ratio = 100, .rotor_inertia = 1e-5});
     targets.emplace_back(model.joint_names[j], q[model.idx_q[j]]);
   }
   const std::string arm = "arm_right_1_joint";
@@ -325,10 +328,12 @@ TEST(Engine, FailuresStopWithAStatusAndKeepTheLog) {
   robot.add_motor({.name = "m1", .joint = "joint1"});
   {
     Simulator sim(robot);
-    sim.set_controller([](double t, VectorRef, VectorRef, VectorRef, Eigen::Ref<VectorX> u) {
-      u.setConstant(t > 0.05 ? std::nan("") : 0.0);
-      return true;
-    }, 0.01);
+    sim.set_controller(
+        [](double t, VectorRef, VectorRef, VectorRef, Eigen::Ref<VectorX> u) {
+          u.setConstant(t > 0.05 ? std::nan("") : 0.0);
+          return true;
+        },
+        0.01);
     const RunResult r = sim.run(1.0);
     EXPECT_EQ(r.status, RunStatus::ControllerFailed);
     EXPECT_NE(r.message.find("non-finite"), std::string::npos) << r.message;
@@ -354,6 +359,16 @@ TEST(Engine, FailuresStopWithAStatusAndKeepTheLog) {
     EXPECT_EQ(r.status, RunStatus::StepTooSmall);
     EXPECT_NE(r.message.find("min_step"), std::string::npos) << r.message;
   }
+}
+
+TEST(Engine, ALogThatCannotBeCreatedIsAnErrorStatusNotACrash) {
+  Robot robot = Robot::from_urdf(test::model_path("pendulum3r"));
+  Simulator sim(robot);
+  sim.add_log(make_log(LogFormat::Csv, "/nonexistent_articula_dir/run"));
+  const RunResult r = sim.run(0.1);
+  EXPECT_EQ(r.status, RunStatus::Error);
+  EXPECT_NE(r.message.find("/nonexistent_articula_dir/run"), std::string::npos) << r.message;
+  EXPECT_EQ(r.steps, 0);
 }
 
 TEST(Engine, InvalidSettingsAreClearErrorsBeforeTheRun) {

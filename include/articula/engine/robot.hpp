@@ -24,13 +24,13 @@ namespace articula {
 struct Motor {
   std::string name;
   std::string joint;
-  double gear_ratio = 1.0;       ///< > 0; reflects the rotor inertia: armature += N² I_rotor
-  double rotor_inertia = 0.0;    ///< [kg·m²] ≥ 0, motor side
+  double gear_ratio = 1.0;     ///< > 0; reflects the rotor inertia: armature += N² I_rotor
+  double rotor_inertia = 0.0;  ///< [kg·m²] ≥ 0, motor side
   double effort_limit = std::numeric_limits<double>::infinity();  ///< [N·m] > 0, joint side; inf: none
-  double viscous = 0.0;          ///< [N·m·s/rad] ≥ 0
-  double coulomb = 0.0;          ///< [N·m] ≥ 0
-  double coulomb_velocity = 1e-3;  ///< [rad/s] > 0, tanh regularization
-  int dof = -1;                  ///< index in v (resolved by Robot::add_motor)
+  double viscous = 0.0;                                           ///< [N·m·s/rad] ≥ 0
+  double coulomb = 0.0;                                           ///< [N·m] ≥ 0
+  double coulomb_velocity = 1e-3;                                 ///< [rad/s] > 0, tanh regularization
+  int dof = -1;                                                   ///< index in v (resolved by Robot::add_motor)
   /// τ for a command u at joint rate qd.
   double effort(double u, double qd) const;
 };
@@ -59,8 +59,8 @@ struct Sensor {
 struct Surface {
   enum class Kind { Plane, HeightField };
   Kind kind = Kind::Plane;
-  Vector3 point{Vector3::Zero()};     ///< Plane: a point of the plane [m]
-  Vector3 normal{Vector3::UnitZ()};   ///< Plane: outward unit normal (normalized on add)
+  Vector3 point{Vector3::Zero()};                    ///< Plane: a point of the plane [m]
+  Vector3 normal{Vector3::UnitZ()};                  ///< Plane: outward unit normal (normalized on add)
   std::function<double(double x, double y)> height;  ///< HeightField: z = height(x, y), normal from its gradient
   static Surface ground(double height = 0.0);
   static Surface plane(const Vector3& point, const Vector3& normal);  ///< a half-space: a wall, a slope
@@ -79,11 +79,11 @@ struct ElasticContact {
   std::string frame;
   Vector3 offset{Vector3::Zero()};  ///< [m] point in the frame's axes
   Surface surface = Surface::ground();
-  double stiffness = 1e5;   ///< k [N/m] > 0
-  double damping = 1e3;     ///< d [N·s/m] ≥ 0
-  double friction = 1.0;    ///< μ ≥ 0
+  double stiffness = 1e5;       ///< k [N/m] > 0
+  double damping = 1e3;         ///< d [N·s/m] ≥ 0
+  double friction = 1.0;        ///< μ ≥ 0
   double slip_velocity = 1e-3;  ///< v_slip [m/s] > 0
-  Index frame_id = 0;       ///< resolved by Robot::add_contact
+  Index frame_id = 0;           ///< resolved by Robot::add_contact
 };
 
 class Robot {
@@ -95,8 +95,8 @@ class Robot {
   /// Loads a URDF (load_urdf); `floating` puts a free-flyer at the root.
   static Robot from_urdf(const std::string& path, bool floating = false);
 
-  const Model& model() const { return *model_; }      ///< with the motors' reflected inertia
-  const Model& base_model() const { return base_; }   ///< as loaded
+  const Model& model() const { return *model_; }     ///< with the motors' reflected inertia
+  const Model& base_model() const { return base_; }  ///< as loaded
   std::shared_ptr<const Model> model_ptr() const { return model_; }
   /// Gravity [m/s²] used by every algorithm on model() (default: as loaded, −9.81 z).
   void set_gravity(const Vector3& g);

@@ -37,13 +37,13 @@ Integrator parse_integrator(const std::string& text);
 
 struct SimulationOptions {
   Integrator integrator = Integrator::RK4;
-  double dt = 1e-3;                 ///< [s] fixed step; first trial step of Dormand–Prince
-  AdaptiveOptions adaptive;         ///< Dormand–Prince tolerances and step bounds
+  double dt = 1e-3;          ///< [s] fixed step; first trial step of Dormand–Prince
+  AdaptiveOptions adaptive;  ///< Dormand–Prince tolerances and step bounds
   ConstrainedMethod method = ConstrainedMethod::Auto;
-  double event_tolerance = 1e-9;    ///< [s] width of the bracket a guard crossing is located in
-  double log_period = 0.0;          ///< [s] between logged samples; 0: every step (events always logged)
-  double max_speed = 1e4;           ///< |v|∞ above this stops the run as exploded
-  bool record_samples = false;      ///< also keep the logged rows in RunResult::samples (tests, small runs)
+  double event_tolerance = 1e-9;  ///< [s] width of the bracket a guard crossing is located in
+  double log_period = 0.0;        ///< [s] between logged samples; 0: every step (events always logged)
+  double max_speed = 1e4;         ///< |v|∞ above this stops the run as exploded
+  bool record_samples = false;    ///< also keep the logged rows in RunResult::samples (tests, small runs)
   /// Throws std::invalid_argument naming the field.
   void validate() const;
 };
@@ -71,9 +71,9 @@ Guard frame_height_guard(std::shared_ptr<const Model> model, const std::string& 
 struct EventAction {
   enum class Kind { Enable, Disable, SetCommand, Stop };
   Kind kind = Kind::Stop;
-  std::string target;                 ///< constraint (Enable/Disable) or motor (SetCommand)
-  JumpForm jump = JumpForm::Auto;     ///< Enable: Auto/Full/… consistent; Naive; None
-  double value = 0.0;                 ///< SetCommand: the new held command
+  std::string target;              ///< constraint (Enable/Disable) or motor (SetCommand)
+  JumpForm jump = JumpForm::Auto;  ///< Enable: Auto/Full/… consistent; Naive; None
+  double value = 0.0;              ///< SetCommand: the new held command
   static EventAction enable(std::string constraint, JumpForm jump = JumpForm::Auto);
   static EventAction disable(std::string constraint);
   static EventAction set_command(std::string motor, double value);
@@ -156,10 +156,10 @@ class Simulator {
   const VectorX& v() const { return v_; }
   const VectorX& vdot() const { return vdot_; }
   const VectorX& commands() const { return u_; }
-  const VectorX& efforts() const { return tau_motor_; }    ///< per motor
-  const VectorX& sensors() const { return sensors_; }      ///< flat, see sensor_channels()
+  const VectorX& efforts() const { return tau_motor_; }         ///< per motor
+  const VectorX& sensors() const { return sensors_; }           ///< flat, see sensor_channels()
   const VectorX& contact_forces() const { return f_contact_; }  ///< 3 per contact, world
-  std::vector<std::string> sensor_channels() const;         ///< "<sensor>.<channel>"
+  std::vector<std::string> sensor_channels() const;             ///< "<sensor>.<channel>"
   std::vector<std::string> log_columns() const;
   const Robot& robot() const { return robot_; }
   const SimulationOptions& options() const { return options_; }

@@ -1,0 +1,82 @@
+// `articula run SCENARIO.yaml` as a child process: the summary (events with energies, final
+// state, status, real-time factor, logs), the overrides (-o, --format, --jump, --duration) and
+// the exit codes (0 done, 1 run failed, 2 bad usage or bad input).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "test_support.hpp"
+
+namespace articula {
+namespace {
+namespace fs = std::filesystem;
+
+std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+std::string bundled(const std::string& stem) {
+  return (fs::path(ARTICULA_MODELS_DIR).parent_path() / "scenarios" / (stem + ".yaml")).string();
+}
+
+std::string fresh_dir(const std::string& name) {
+  const fs::path dir = fs::path(testing::TempDir()) / "articula_run_command_test" / name;
+  fs::remove_all(dir);
+  return dir.string();
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST(RunCommand, PrintsTheSummaryAndWritesTheLog) {
+  const std::string dir = fresh_dir("pendulum");
+  const test::CliResult r = test::run_cli("run " + quoted(bundled("pendulum3r_locking")) + " -o " + quoted(dir));
+  ASSERT_EQ(r.code, 0) << r.output;
+  for (const char* part :
+       {"pendulum3r_locking", "3R pendulum falling", "lock_joint2", "lock_joint3", "KE before", "mom. residual",
+        "Final state at t = 1 s", "joint1 ", "completed", "real-time factor", "wall time"})
+    EXPECT_TRUE(contains(r.output, part)) << part << " missing from:\n" << r.output;
+  EXPECT_TRUE(fs::exists(dir + "/run.csv"));
+  EXPECT_TRUE(fs::exists(dir + "/run.events.csv"));
+  EXPECT_TRUE(contains(r.output, dir + "/run.csv")) << r.output;
+}
+
+TEST(RunCommand, OverridesFormatJumpAndDuration) {
+  const std::string dir = fresh_dir("estop");
+  const test::CliResult r = test::run_cli("run " + quoted(bundled("estop_consistent")) + " -o " + quoted(dir) +
+                                          " --format hdf5 --jump naive --duration 0.12");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_TRUE(fs::exists(dir + "/run.h5"));
+  EXPECT_FALSE(fs::exists(dir + "/run.csv"));
+  EXPECT_TRUE(contains(r.output, "jump naive")) << r.output;
+  EXPECT_TRUE(contains(r.output, "brake_2")) << r.output;
+  EXPECT_FALSE(contains(r.output, "brake_3")) << "0.15 s is past the 0.12 s run:\n" << r.output;
+  EXPECT_TRUE(contains(r.output, "Final state at t = 0.12 s")) << r.output;
+}
+
+TEST(RunCommand, AFailedRunExitsWith1) {
+  const fs::path dir = fresh_dir("failing");
+  fs::create_directories(dir);
+  const std::string file = (dir / "explodes.yaml").string();
+  std::ofstream(file) << "description: the pendulum falls faster than max_speed allows\n"
+                      << "model: {urdf: '" << test::model_path("pendulum3r") << "'}\n"
+                      << "integrator: {max_speed: 0.5}\nduration: 1\n";
+  const test::CliResult r = test::run_cli("run " + quoted(file) + " -o " + quoted((dir / "out").string()));
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_TRUE(contains(r.output, "exploded")) << r.output;
+  EXPECT_TRUE(fs::exists(dir / "out" / "run.status.yaml"));  // the log of the failed run is kept
+}
+
+TEST(RunCommand, BadUsageExitsWith2) {
+  EXPECT_EQ(test::run_cli("run").code, 2);
+  EXPECT_EQ(test::run_cli("run " + quoted(bundled("pendulum3r_locking")) + " --format xml").code, 2);
+  EXPECT_EQ(test::run_cli("run " + quoted(bundled("pendulum3r_locking")) + " --jump sideways").code, 2);
+  const test::CliResult negative = test::run_cli("run " + quoted(bundled("pendulum3r_locking")) + " --duration -1");
+  EXPECT_EQ(negative.code, 2) << negative.output;
+  EXPECT_TRUE(contains(negative.output, "--duration")) << negative.output;
+  const test::CliResult missing = test::run_cli("run /nonexistent/articula_no_such_scenario.yaml");
+  EXPECT_EQ(missing.code, 2) << missing.output;
+  EXPECT_TRUE(contains(missing.output, "/nonexistent/articula_no_such_scenario.yaml")) << missing.output;
+}
+
+}  // namespace
+}  // namespace articula
