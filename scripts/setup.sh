@@ -28,4 +28,4 @@ configure build Release
 build build
 
 log "articula estop (emergency stop of the RX130 stand-in)"
-./build/cli/articula estop
+./build/cli/articula estop --plot articula_out/estop.png
