@@ -49,6 +49,8 @@ struct Simulator::Impl {
   std::string failure_message;
   double t_eval = 0.0;  // time of the current evaluation (for the controller at period 0)
   double h_adaptive = 0.0;
+  bool cache_valid = false;  // sim.vdot_ is f at the current state and commands
+  bool reuse_first = false;  // the next call of f is a step's first stage at that state
 
   Controller controller;
   double controller_period = 0.0;

@@ -48,6 +48,7 @@ bool Simulator::Impl::locate_guards(Simulator& sim, double t0, double h, RunResu
     qa = q0;
     va = v0;
     t_eval = t0;
+    reuse_first = false;
     result.evaluations += method == FixedStepMethod::RK4 ? 4 : 1;
     return fixed_step(*model, method, f, tau, qa, va, fws);
   };
@@ -186,7 +187,17 @@ RunResult Simulator::Impl::run(Simulator& sim, double duration) {
   RunResult result;
   const double t_end = sim.t_ + duration;
   const double eps = 1e-12 * std::max(1.0, std::abs(t_end));
-  f = [this, &sim](VectorRef q, VectorRef v, Eigen::Ref<VectorX> vdot) { return rhs(sim, q, v, vdot); };
+  // The first evaluation of a step is at its start state: when the last logged evaluation was
+  // made there with the same commands, its v̇ is reused instead of evaluating again.
+  f = [this, &sim](VectorRef q, VectorRef v, Eigen::Ref<VectorX> vdot) {
+    if (reuse_first) {
+      reuse_first = false;
+      vdot = sim.vdot_;
+      return true;
+    }
+    return rhs(sim, q, v, vdot);
+  };
+  const bool recording = !sinks.empty() || o.record_samples;
   failure = Failure::None;
   failure_message.clear();
   h_adaptive = 0.0;
@@ -258,6 +269,8 @@ RunResult Simulator::Impl::run(Simulator& sim, double duration) {
   // Evaluates the state for logging; false on failure (status set).
   auto evaluate = [&]() {
     t_eval = sim.t_;
+    ++result.evaluations;
+    cache_valid = true;
     if (!rhs(sim, sim.q_, sim.v_, sim.vdot_)) {
       fail(failure_status(), failure_message);
       return false;
@@ -299,14 +312,15 @@ RunResult Simulator::Impl::run(Simulator& sim, double duration) {
   bool stop = false;
   auto at_instant = [&](std::vector<int> firing, bool force_log) {
     const bool tick = controller && controller_period > 0 && sim.t_ >= next_tick - eps;
-    const bool log = force_log || !firing.empty() || o.log_period == 0 || sim.t_ >= next_log - eps;
-    if (!tick && !log && firing.empty()) return true;
+    const bool log = recording && (force_log || !firing.empty() || o.log_period == 0 || sim.t_ >= next_log - eps);
+    if (!tick && !log && firing.empty() && !force_log) return true;  // force_log: the end state
     if (!evaluate()) return false;
     if (log) {
       log_sample(sim, result);
       while (o.log_period > 0 && next_log <= sim.t_ + eps) next_log += o.log_period;
     }
     if (tick) {
+      cache_valid = false;  // new commands: the evaluation above is stale
       if (!call_controller(sim)) {
         fail(RunStatus::ControllerFailed, failure_message);
         return false;
@@ -320,14 +334,14 @@ RunResult Simulator::Impl::run(Simulator& sim, double duration) {
         return false;
       }
       if (!evaluate()) return false;
-      log_sample(sim, result);
+      if (recording) log_sample(sim, result);
     }
     return true;
   };
 
   auto last_progress = wall0;
   try {
-    bool ok = evaluate() && at_instant(due_time_events(), true);
+    bool ok = at_instant(due_time_events(), true);
     while (ok && !stop && sim.t_ < t_end - eps) {
       double limit = t_end - sim.t_;
       for (const auto& e : events)

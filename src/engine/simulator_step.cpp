@@ -101,6 +101,9 @@ bool Simulator::Impl::step(Simulator& sim, double h_limit, double& h_taken, RunR
   q0 = sim.q_;
   v0 = sim.v_;
   t_eval = sim.t_;
+  reuse_first = cache_valid;
+  cache_valid = false;
+  const bool reusing = reuse_first;
   if (o.integrator == Integrator::DormandPrince) {
     if (h_adaptive <= 0) h_adaptive = std::min(o.dt, o.adaptive.max_step);
     const AdaptiveStepResult r = dopri5_step(*model, f, h_adaptive, h_limit, sim.q_, sim.v_, dws, o.adaptive);
@@ -127,6 +130,8 @@ bool Simulator::Impl::step(Simulator& sim, double h_limit, double& h_taken, RunR
     if (!fixed_step(*model, method, f, h, sim.q_, sim.v_, fws)) return false;
     h_taken = h;
   }
+  if (reusing && !reuse_first) --result.evaluations;  // the first stage was not evaluated again
+  reuse_first = false;
   ++result.steps;
   return true;
 }

@@ -361,6 +361,25 @@ TEST(Engine, FailuresStopWithAStatusAndKeepTheLog) {
   }
 }
 
+TEST(Engine, LoggingCostsNoExtraEvaluationAndChangesNothing) {
+  // The evaluation made for a logged row is reused as the next RK4 step's first stage; a run
+  // that records nothing evaluates only the steps. Both give the same trajectory, bit for bit.
+  Robot robot = Robot::from_urdf(test::model_path("pendulum3r"));
+  SimulationOptions o;
+  o.record_samples = true;
+  Simulator logged(robot, o);
+  const RunResult a = logged.run(0.1);
+  Simulator quiet(robot);
+  const RunResult b = quiet.run(0.1);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a.steps, 100);
+  EXPECT_EQ(a.evaluations, 4 * a.steps + 1);  // + the initial state
+  EXPECT_EQ(b.evaluations, 4 * b.steps + 1);  // the initial state's is reused, + the final state
+  EXPECT_EQ(a.samples.size(), 101u);
+  EXPECT_EQ(logged.q(), quiet.q());
+  EXPECT_EQ(logged.v(), quiet.v());
+}
+
 TEST(Engine, ALogThatCannotBeCreatedIsAnErrorStatusNotACrash) {
   Robot robot = Robot::from_urdf(test::model_path("pendulum3r"));
   Simulator sim(robot);
