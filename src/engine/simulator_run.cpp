@@ -198,6 +198,9 @@ RunResult Simulator::Impl::run(Simulator& sim, double duration) {
     return rhs(sim, q, v, vdot);
   };
   const bool recording = !sinks.empty() || o.record_samples;
+  bool sensors_need_rhs = false;
+  for (const Sensor& sensor : robot.sensors())
+    sensors_need_rhs = sensors_need_rhs || (sensor.type != SensorType::Encoder && sensor.type != SensorType::Position);
   failure = Failure::None;
   failure_message.clear();
   h_adaptive = 0.0;
@@ -314,18 +317,26 @@ RunResult Simulator::Impl::run(Simulator& sim, double duration) {
     const bool tick = controller && controller_period > 0 && sim.t_ >= next_tick - eps;
     const bool log = recording && (force_log || !firing.empty() || o.log_period == 0 || sim.t_ >= next_log - eps);
     if (!tick && !log && firing.empty() && !force_log) return true;  // force_log: the end state
-    if (!evaluate()) return false;
-    if (log) {
-      log_sample(sim, result);
-      while (o.log_period > 0 && next_log <= sim.t_ + eps) next_log += o.log_period;
-    }
     if (tick) {
-      cache_valid = false;  // new commands: the evaluation above is stale
+      // The controller sees the sensors at this instant: from q, v alone (encoders, positions)
+      // or, for IMU / effort / force sensors, from an evaluation with the held commands.
+      if (sensors_need_rhs) {
+        if (!evaluate()) return false;
+      } else {
+        compute_sensors(sim);
+      }
       if (!call_controller(sim)) {
         fail(RunStatus::ControllerFailed, failure_message);
         return false;
       }
+      cache_valid = false;
       while (next_tick <= sim.t_ + eps) next_tick += controller_period;
+    }
+    // The row (and the next step's first stage) with the commands now held.
+    if (!evaluate()) return false;
+    if (log) {
+      log_sample(sim, result);
+      while (o.log_period > 0 && next_log <= sim.t_ + eps) next_log += o.log_period;
     }
     if (!firing.empty()) {
       apply_events(sim, firing, result, stop);
