@@ -104,21 +104,6 @@ constexpr FormRow kForms[] = {
 };
 constexpr JumpForm kConsistent[] = {JumpForm::Full, JumpForm::Projector, JumpForm::Minimal, JumpForm::Locks};
 
-std::string compiler() {
-#if defined(__clang__)
-  return std::string("clang++ ") + __clang_version__;
-#elif defined(__GNUC__)
-  return std::string("g++ ") + __VERSION__;
-#else
-  return "unknown compiler";
-#endif
-}
-
-std::string models_dir() {
-  if (const char* env = std::getenv("ARTICULA_MODELS_DIR")) return env;
-  return ARTICULA_BENCH_MODELS_DIR;
-}
-
 struct Case {
   const CaseSpec* spec = nullptr;
   articula::Model model;
@@ -144,7 +129,7 @@ articula::JumpOptions options(JumpForm form, bool diagnostics = false) {
 std::unique_ptr<Case> make_case(const CaseSpec& spec) {
   auto c = std::make_unique<Case>();
   c->spec = &spec;
-  c->model = articula::load_urdf(models_dir() + "/" + spec.file, spec.base);
+  c->model = articula::load_urdf(bench_models_dir() + "/" + spec.file, spec.base);
   const articula::Model& m = c->model;
   c->data = std::make_unique<articula::Data>(m);
   c->set = std::make_unique<articula::ConstraintSet>(m);
@@ -396,7 +381,7 @@ JumpForm auto_pick(const Case& c) { return jump_without(c, 0, JumpForm::Auto).fo
 
 void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collector& col) {
   std::printf("\n## Summary: median CPU time per call in µs (%zu states cycled, fixed seed %u)\n\n", kStates, kSeed);
-  std::printf("articula built with %s%s\n\n", compiler().c_str(),
+  std::printf("articula built with %s%s\n\n", bench_compiler().c_str(),
               ARTICULA_BENCH_NATIVE ? ", -march=native (ARTICULA_NATIVE=ON)" : "");
   std::printf(
       "Each form cell: with rows + crba / jump alone. \"=full\": velocity_jump runs the full form "
@@ -451,7 +436,7 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
 }
 
 void print_setup(const std::vector<std::unique_ptr<Case>>& cases) {
-  std::printf("# bench_activation — articula %s, %s\n\n", compiler().c_str(),
+  std::printf("# bench_activation — articula %s, %s\n\n", bench_compiler().c_str(),
               ARTICULA_BENCH_NATIVE ? "-march=native" : "no -march=native");
   for (const auto& cp : cases) {
     const Case& c = *cp;
@@ -502,7 +487,7 @@ int main(int argc, char** argv) {
   sanity_check(cases);
   if (check_only) return 0;
 
-  benchmark::AddCustomContext("articula compiler", compiler());
+  benchmark::AddCustomContext("articula compiler", bench_compiler());
   benchmark::AddCustomContext("articula -march=native", ARTICULA_BENCH_NATIVE ? "yes" : "no");
   register_benchmarks(cases);
   Collector collector;

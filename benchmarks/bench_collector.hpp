@@ -1,5 +1,6 @@
 #pragma once
-// The Google Benchmark reporter shared by the bench_* programs: keeps the console output
+// Shared by the bench_* programs: the compiler and models folder of the report, and the
+// Google Benchmark reporter, which keeps the console output
 // and records, per benchmark, the median over repetitions of the CPU time per call (or,
 // with one repetition, the median of the runs), so that a summary table can follow.
 #include <benchmark/benchmark.h>
@@ -7,9 +8,28 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
+
+/// The compiler that built the benchmark, for the report's header.
+inline std::string bench_compiler() {
+#if defined(__clang__)
+  return std::string("clang++ ") + __clang_version__;
+#elif defined(__GNUC__)
+  return std::string("g++ ") + __VERSION__;
+#else
+  return "unknown compiler";
+#endif
+}
+
+/// The bundled models: $ARTICULA_MODELS_DIR, else the source tree's models/ (compile-time path;
+/// every bench_* target defines ARTICULA_BENCH_MODELS_DIR).
+inline std::string bench_models_dir() {
+  if (const char* env = std::getenv("ARTICULA_MODELS_DIR")) return env;
+  return ARTICULA_BENCH_MODELS_DIR;
+}
 
 class Collector : public benchmark::ConsoleReporter {
  public:

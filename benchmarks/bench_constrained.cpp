@@ -83,21 +83,6 @@ constexpr MethodRow kMethods[] = {
     {"auto", ConstrainedMethod::Auto},
 };
 
-std::string compiler() {
-#if defined(__clang__)
-  return std::string("clang++ ") + __clang_version__;
-#elif defined(__GNUC__)
-  return std::string("g++ ") + __VERSION__;
-#else
-  return "unknown compiler";
-#endif
-}
-
-std::string models_dir() {
-  if (const char* env = std::getenv("ARTICULA_MODELS_DIR")) return env;
-  return ARTICULA_BENCH_MODELS_DIR;
-}
-
 struct Case {
   const CaseSpec* spec = nullptr;
   articula::Model model;
@@ -116,7 +101,7 @@ struct Case {
 std::unique_ptr<Case> make_case(const CaseSpec& spec) {
   auto c = std::make_unique<Case>();
   c->spec = &spec;
-  const std::string path = models_dir() + "/" + spec.file;
+  const std::string path = bench_models_dir() + "/" + spec.file;
   c->model = articula::load_urdf(path, spec.base);
   const articula::Model& m = c->model;
   c->data = std::make_unique<articula::Data>(m);
@@ -330,7 +315,7 @@ std::string fmt_us(double us) {
 
 void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collector& col) {
   std::printf("\n## Summary: median CPU time per call in µs (%zu states cycled, fixed seed %u)\n\n", kStates, kSeed);
-  std::printf("articula built with %s%s\n\n", compiler().c_str(),
+  std::printf("articula built with %s%s\n\n", bench_compiler().c_str(),
               ARTICULA_BENCH_NATIVE ? ", -march=native (ARTICULA_NATIVE=ON)" : "");
   std::printf(
       "| case | nv | rows | kkt | range | null | auto | ABA (no rows) | MuJoCo 2.2.2 soft | "
@@ -390,7 +375,7 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
 }
 
 void print_setup(const std::vector<std::unique_ptr<Case>>& cases) {
-  std::printf("# bench_constrained — articula %s, %s\n\n", compiler().c_str(),
+  std::printf("# bench_constrained — articula %s, %s\n\n", bench_compiler().c_str(),
               ARTICULA_BENCH_NATIVE ? "-march=native" : "no -march=native");
   for (const auto& cp : cases) {
     const Case& c = *cp;
@@ -449,7 +434,7 @@ int main(int argc, char** argv) {
   if (!no_check) sanity_check(cases);
   if (check_only) return 0;
 
-  benchmark::AddCustomContext("articula compiler", compiler());
+  benchmark::AddCustomContext("articula compiler", bench_compiler());
   benchmark::AddCustomContext("articula -march=native", ARTICULA_BENCH_NATIVE ? "yes" : "no");
   register_benchmarks(cases);
   Collector collector;

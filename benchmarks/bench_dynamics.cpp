@@ -77,16 +77,6 @@ std::string pinocchio_quote(const std::string& model, ab::Quantity q) {
   return it == table.end() ? "—" : it->second[static_cast<std::size_t>(q)];
 }
 
-std::string compiler() {
-#if defined(__clang__)
-  return std::string("clang++ ") + __clang_version__;
-#elif defined(__GNUC__)
-  return std::string("g++ ") + __VERSION__;
-#else
-  return "unknown compiler";
-#endif
-}
-
 struct PeerSlot {
   std::string engine;              // "MuJoCo 2.2.2"
   std::unique_ptr<ab::Peer> peer;  // null when skipped
@@ -102,15 +92,10 @@ struct Case {
   std::vector<PeerSlot> peers;  // MuJoCo, DART, in this order
 };
 
-std::string models_dir() {
-  if (const char* env = std::getenv("ARTICULA_MODELS_DIR")) return env;
-  return ARTICULA_BENCH_MODELS_DIR;
-}
-
 std::unique_ptr<Case> make_case(const ModelSpec& spec) {
   auto c = std::make_unique<Case>();
   c->spec = spec;
-  const std::string path = models_dir() + "/" + spec.file;
+  const std::string path = bench_models_dir() + "/" + spec.file;
   c->model = articula::load_urdf(path, spec.base);
   c->data = std::make_unique<articula::Data>(c->model);
   const articula::Model& m = c->model;
@@ -313,7 +298,7 @@ std::string fmt_us(double us) {
 
 void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collector& col) {
   std::printf("\n## Summary: median CPU time per call (%zu states cycled, fixed seed %u)\n\n", kStates, kSeed);
-  std::printf("articula built with %s%s\n\n", compiler().c_str(),
+  std::printf("articula built with %s%s\n\n", bench_compiler().c_str(),
               ARTICULA_BENCH_NATIVE ? ", -march=native (ARTICULA_NATIVE=ON)" : "");
   std::printf(
       "| model | quantity | articula | MuJoCo 2.2.2 | DART 6.12 | best peer / articula |"
@@ -379,7 +364,7 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
 }
 
 void print_setup(const std::vector<std::unique_ptr<Case>>& cases) {
-  std::printf("# bench_dynamics — articula %s, %s\n\n", compiler().c_str(),
+  std::printf("# bench_dynamics — articula %s, %s\n\n", bench_compiler().c_str(),
               ARTICULA_BENCH_NATIVE ? "-march=native" : "no -march=native");
   std::map<std::string, bool> noted;
   for (const auto& c : cases) {
@@ -429,7 +414,7 @@ int main(int argc, char** argv) {
   sanity_check(cases);
   if (check_only) return 0;
 
-  benchmark::AddCustomContext("articula compiler", compiler());
+  benchmark::AddCustomContext("articula compiler", bench_compiler());
   benchmark::AddCustomContext("articula -march=native", ARTICULA_BENCH_NATIVE ? "yes" : "no");
   register_benchmarks(cases);
   Collector collector;

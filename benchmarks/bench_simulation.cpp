@@ -44,21 +44,6 @@ using articula::Simulator;
 using articula::VectorX;
 namespace ab = articula::bench;
 
-std::string compiler() {
-#if defined(__clang__)
-  return std::string("clang++ ") + __clang_version__;
-#elif defined(__GNUC__)
-  return std::string("g++ ") + __VERSION__;
-#else
-  return "unknown compiler";
-#endif
-}
-
-std::string models_dir() {
-  if (const char* env = std::getenv("ARTICULA_MODELS_DIR")) return env;
-  return ARTICULA_BENCH_MODELS_DIR;
-}
-
 double thread_cpu_seconds() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
@@ -118,7 +103,7 @@ struct Setup {
 
 Setup make_setup(const Case& c, double log_period, bool record) {
   Setup s;
-  s.robot = std::make_unique<Robot>(Robot::from_urdf(models_dir() + "/" + c.file, c.floating));
+  s.robot = std::make_unique<Robot>(Robot::from_urdf(bench_models_dir() + "/" + c.file, c.floating));
   if (c.build_robot) c.build_robot(*s.robot);
   articula::SimulationOptions o;
   o.integrator = articula::Integrator::RK4;
@@ -168,7 +153,7 @@ std::unique_ptr<Case> solo12_case() {
   c->control_period = 1e-3;
   c->kp = kSoloKp;
   c->kd = kSoloKd;
-  const Robot probe = Robot::from_urdf(models_dir() + "/" + c->file, true);
+  const Robot probe = Robot::from_urdf(bench_models_dir() + "/" + c->file, true);
   const articula::Model& m = probe.model();
   VectorX q = articula::neutral(m);
   for (const char* leg : kSoloLegs) {
@@ -233,7 +218,7 @@ std::unique_ptr<Case> talos_case() {
   c->control_period = 1e-3;
   c->kp = kTalosKp;
   c->kd = kTalosKd;
-  const Robot probe = Robot::from_urdf(models_dir() + "/" + c->file, true);
+  const Robot probe = Robot::from_urdf(bench_models_dir() + "/" + c->file, true);
   const articula::Model& m = probe.model();
   c->q0 = articula::neutral(m);
   c->q0[2] = 1.0;
@@ -269,14 +254,14 @@ std::unique_ptr<Case> talos_case() {
 void make_peer(Case& c) {
 #ifdef ARTICULA_HAVE_MUJOCO
   const Robot robot = [&] {
-    Robot r = Robot::from_urdf(models_dir() + "/" + c.file, c.floating);
+    Robot r = Robot::from_urdf(bench_models_dir() + "/" + c.file, c.floating);
     if (c.build_robot) c.build_robot(r);
     return r;
   }();
   const articula::Model& m = robot.model();
   ab::MjSimulationSpec s;
   s.key = c.key;
-  s.urdf_path = models_dir() + "/" + c.file;
+  s.urdf_path = bench_models_dir() + "/" + c.file;
   s.floating = c.floating;
   s.nq = m.nq;
   s.nv = m.nv;
@@ -525,7 +510,7 @@ std::string fmt(double x, const char* f = "%.3g") {
 
 void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collector& col) {
   std::printf("\n## Summary: real-time factor = simulated s / CPU s (median over repetitions)\n\n");
-  std::printf("articula built with %s%s\n\n", compiler().c_str(),
+  std::printf("articula built with %s%s\n\n", bench_compiler().c_str(),
               ARTICULA_BENCH_NATIVE ? ", -march=native (ARTICULA_NATIVE=ON)" : "");
   std::printf(
       "| case | log | articula RTF | articula steps/s | articula ms/run | MuJoCo RTF | MuJoCo steps/s | MuJoCo ms/run "
@@ -571,7 +556,7 @@ struct BareLoop {
   double rhs_seconds = 0.0, loop_seconds = 0.0;  // wall time
 
   static Robot make_robot(const Case& c) {
-    Robot r = Robot::from_urdf(models_dir() + "/" + c.file, c.floating);
+    Robot r = Robot::from_urdf(bench_models_dir() + "/" + c.file, c.floating);
     if (c.build_robot) c.build_robot(r);
     return r;
   }
@@ -749,7 +734,7 @@ void profile(std::vector<std::unique_ptr<Case>>& cases) {
 }
 
 void print_setup(const std::vector<std::unique_ptr<Case>>& cases) {
-  std::printf("# bench_simulation — articula %s, %s\n\n", compiler().c_str(),
+  std::printf("# bench_simulation — articula %s, %s\n\n", bench_compiler().c_str(),
               ARTICULA_BENCH_NATIVE ? "-march=native" : "no -march=native");
   std::printf("logs written to %s\n\n", g_log_dir.c_str());
   for (const auto& cp : cases) std::printf("- %s: %s\n", cp->key.c_str(), cp->settings.c_str());
@@ -795,7 +780,7 @@ int main(int argc, char** argv) {
     print_setup(cases);
     sanity_check(cases);  // also fills the steps / evaluations of the summary
     if (!check_only) {
-      benchmark::AddCustomContext("articula compiler", compiler());
+      benchmark::AddCustomContext("articula compiler", bench_compiler());
       benchmark::AddCustomContext("articula -march=native", ARTICULA_BENCH_NATIVE ? "yes" : "no");
       register_benchmarks(cases);
       Collector collector;
