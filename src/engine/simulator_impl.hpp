@@ -9,14 +9,27 @@
 
 namespace articula {
 
+/// The fixed-step method of an integrator; Dormand–Prince re-steps (guard location) with RK4.
+inline FixedStepMethod fixed_method(Integrator integrator) {
+  switch (integrator) {
+    case Integrator::ExplicitEuler:
+      return FixedStepMethod::ExplicitEuler;
+    case Integrator::SemiImplicitEuler:
+      return FixedStepMethod::SemiImplicitEuler;
+    default:
+      return FixedStepMethod::RK4;
+  }
+}
+
 struct Simulator::Impl {
   explicit Impl(Robot& robot);
 
   struct EventState {
     Event event;
-    bool armed = true;  // guard may fire (re-armed by a sign change back when repeat)
-    bool done = false;  // time event already applied / one-shot guard fired
-    double g = 0.0;     // guard value at the start of the current step
+    bool armed = true;   // guard may fire (re-armed by a sign change back when repeat)
+    bool done = false;   // time event already applied / one-shot guard fired
+    double g = 0.0;      // guard value at the start of the current step
+    double g_end = 0.0;  // guard value at the end of the current step
   };
 
   enum class Failure { None, NonFinite, Solver, Controller };

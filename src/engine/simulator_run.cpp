@@ -41,9 +41,7 @@ std::string joint_of(const Model& m, int k, bool coordinate) {
 // is narrower than options.event_tolerance. The state is left just after the earliest crossing.
 bool Simulator::Impl::locate_guards(Simulator& sim, double t0, double h, RunResult& result) {
   const SimulationOptions& o = sim.options_;
-  const FixedStepMethod method = o.integrator == Integrator::ExplicitEuler       ? FixedStepMethod::ExplicitEuler
-                                 : o.integrator == Integrator::SemiImplicitEuler ? FixedStepMethod::SemiImplicitEuler
-                                                                                 : FixedStepMethod::RK4;
+  const FixedStepMethod method = fixed_method(o.integrator);
   auto restep = [&](double tau) {
     qa = q0;
     va = v0;
@@ -52,19 +50,21 @@ bool Simulator::Impl::locate_guards(Simulator& sim, double t0, double h, RunResu
     result.evaluations += method == FixedStepMethod::RK4 ? 4 : 1;
     return fixed_step(*model, method, f, tau, qa, va, fws);
   };
-  std::vector<int> crossing;
-  std::vector<double> g1(events.size(), 0.0);
-  for (std::size_t i = 0; i < events.size(); ++i) {
-    EventState& e = events[i];
+  bool any = false;
+  for (EventState& e : events) {
     if (!e.event.guard || e.done) continue;
-    g1[i] = e.event.guard(sim.t_, sim.q_, sim.v_);
-    if (crosses(e.g, g1[i], e.event.direction)) crossing.push_back(static_cast<int>(i));
+    e.g_end = e.event.guard(sim.t_, sim.q_, sim.v_);
+    any = any || crosses(e.g, e.g_end, e.event.direction);
   }
-  if (crossing.empty()) {
-    for (std::size_t i = 0; i < events.size(); ++i)
-      if (events[i].event.guard) events[i].g = g1[i];
+  if (!any) {  // the common case: no allocation
+    for (EventState& e : events)
+      if (e.event.guard && !e.done) e.g = e.g_end;
     return false;
   }
+  std::vector<int> crossing;
+  for (std::size_t i = 0; i < events.size(); ++i)
+    if (events[i].event.guard && !events[i].done && crosses(events[i].g, events[i].g_end, events[i].event.direction))
+      crossing.push_back(static_cast<int>(i));
   double best = h;
   std::vector<double> located(events.size(), h);
   for (int i : crossing) {

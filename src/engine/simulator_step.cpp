@@ -123,9 +123,7 @@ bool Simulator::Impl::step(Simulator& sim, double h_limit, double& h_taken, RunR
   } else {
     double h = std::min(o.dt, h_limit);
     if (h_limit - o.dt < 1e-9 * o.dt) h = h_limit;  // land on the next scheduled time, no sliver step
-    const FixedStepMethod method = o.integrator == Integrator::RK4             ? FixedStepMethod::RK4
-                                   : o.integrator == Integrator::ExplicitEuler ? FixedStepMethod::ExplicitEuler
-                                                                               : FixedStepMethod::SemiImplicitEuler;
+    const FixedStepMethod method = fixed_method(o.integrator);
     result.evaluations += method == FixedStepMethod::RK4 ? 4 : 1;
     if (!fixed_step(*model, method, f, h, sim.q_, sim.v_, fws)) return false;
     h_taken = h;
