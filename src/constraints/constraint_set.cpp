@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "articula/dynamics/jacobian.hpp"
+#include "articula/dynamics/kinematics.hpp"
 
 namespace articula {
 
@@ -112,10 +113,13 @@ void ConstraintSet::resize() {
   }
 }
 
-void ConstraintSet::compute_rows(const Model& model, Data& data, VectorRef q, VectorRef v) {
-  data.tmp_nv.setZero();
-  forward_kinematics(model, data, q, v, data.tmp_nv);
-  update_joint_jacobians(model, data);
+bool ConstraintSet::compute_rows(const Model& model, Data& data, VectorRef q, VectorRef v) {
+  bool kinematics = false;
+  for (const auto& e : entries_) kinematics = kinematics || (e.enabled && e.constraint->uses_kinematics());
+  if (kinematics) {
+    forward_kinematics_bias(model, data, q, v);
+    update_joint_jacobians(model, data);
+  }
   int row = 0;
   for (auto& e : entries_) {
     if (!e.enabled) continue;
@@ -125,13 +129,18 @@ void ConstraintSet::compute_rows(const Model& model, Data& data, VectorRef q, Ve
       e.needs_reference = false;
     }
     const int m = c.dim();
-    c.compute(model, data, q, v, J_.middleRows(row, m), drift_.segment(row, m), error_.segment(row, m));
+    auto J = J_.middleRows(row, m);
+    auto g = gamma_.segment(row, m);
+    c.compute(model, data, q, v, J, drift_.segment(row, m), error_.segment(row, m));
     // Baumgarte: γ_stab = γ + kd J v + kp e.
-    gamma_.segment(row, m) = drift_.segment(row, m);
-    if (c.baumgarte_frequency() > 0.0)
-      gamma_.segment(row, m).noalias() += c.kd() * J_.middleRows(row, m) * v + c.kp() * error_.segment(row, m);
+    g = drift_.segment(row, m);
+    if (c.baumgarte_frequency() > 0.0) {
+      g.noalias() += c.kd() * (J * v);
+      g += c.kp() * error_.segment(row, m);
+    }
     row += m;
   }
+  return kinematics;
 }
 
 VectorX ConstraintSet::lambda(const std::string& name) const {

@@ -79,39 +79,67 @@ void FramePairConstraint::capture_reference(const Model& model, const Data& data
   set_has_reference(true);
 }
 
-void FramePairConstraint::compute(const Model& model, const Data& data, VectorRef, VectorRef v, Eigen::Ref<MatrixX> J,
+void FramePairConstraint::compute(const Model& model, const Data& data, VectorRef, VectorRef, Eigen::Ref<MatrixX> J,
                                   Eigen::Ref<VectorX> gamma, Eigen::Ref<VectorX> error) {
   const FrameMotion A = frame_motion(model, data, id_a_);
   const FrameMotion B = frame_motion(model, data, id_b_);
-  frame_jacobian(model, data, id_a_, ReferenceFrame::LocalWorldAligned, Ja_);
-  if (id_b_ >= 0) frame_jacobian(model, data, id_b_, ReferenceFrame::LocalWorldAligned, Jb_);
-  const Matrix3 RbT = B.R.transpose();
   R_b_last_ = B.R;
+  const Matrix3 RbT = B.R.transpose();
   const Vector3 d = A.p - B.p;
   const Vector3 u = A.v - B.v - B.w.cross(d);  // relative velocity of A's origin w.r.t. B's body point there
-  // Full six rows, then keep the masked ones.
+  bool angular = false;
+  for (int k = 3; k < 6; ++k) angular = angular || mask_.axis[k];
+  // Full six drift / error entries, then keep the masked ones.
   Eigen::Matrix<double, 6, 1> g6, e6;
   g6.head<3>() = RbT * (A.a - B.a - B.dw.cross(d) - B.w.cross(A.v - B.v) - B.w.cross(u));
   g6.tail<3>() = RbT * (A.dw - B.dw - B.w.cross(A.w - B.w));
   e6.head<3>() = RbT * d - reference_.p;
-  e6.tail<3>() = log3(RbT * A.R * reference_.R.transpose());
+  e6.tail<3>() = angular ? log3(RbT * A.R * reference_.R.transpose()) : Vector3::Zero();
+  int row_of[6];
   int r = 0;
   for (int k = 0; k < 6; ++k) {
-    if (!mask_.axis[k]) continue;
-    const int c = k % 3;
+    row_of[k] = mask_.axis[k] ? r : -1;
+    if (mask_.axis[k]) {
+      gamma[r] = g6[k];
+      error[r] = e6[k];
+      ++r;
+    }
+  }
+  if (id_b_ < 0) {
+    // B is the world (R_B = I): the rows are entries of A's local-world-aligned Jacobian,
+    // column c = [v_c + ω_c × p_A; ω_c] for the dofs supporting A (frame_jacobian()), others 0.
+    J.setZero();
+    const Index parent = model.frames[id_a_].parent;
+    for (Index j = parent; j != kWorld; j = model.parents[j]) {
+      for (int c = model.idx_v[j]; c < model.idx_v[j] + model.nv_joint[j]; ++c) {
+        const auto col = data.J.col(c);
+        const Vector3 w = col.tail<3>();
+        const Vector3 lin = col.head<3>() + w.cross(A.p);
+        for (int k = 0; k < 3; ++k) {
+          if (row_of[k] >= 0) J(row_of[k], c) = lin[k];
+          if (row_of[k + 3] >= 0) J(row_of[k + 3], c) = w[k];
+        }
+      }
+    }
+    return;
+  }
+  frame_jacobian(model, data, id_a_, ReferenceFrame::LocalWorldAligned, Ja_);
+  frame_jacobian(model, data, id_b_, ReferenceFrame::LocalWorldAligned, Jb_);
+  for (int k = 0; k < 6; ++k) {
+    if (row_of[k] < 0) continue;
+    auto row = J.row(row_of[k]);
+    const auto Rc = RbT.row(k % 3);
     if (k < 3) {
       // Row c of R_Bᵀ (J_A,v − J_B,v + [d]× J_B,ω).
-      J.row(r) = RbT.row(c) * Ja_.topRows<3>();
-      if (id_b_ >= 0) J.row(r) -= RbT.row(c) * (Jb_.topRows<3>() - skew(d) * Jb_.bottomRows<3>());
+      const Eigen::RowVector3d t = Rc * skew(d);
+      row.noalias() = Rc * Ja_.topRows<3>();
+      row.noalias() -= Rc * Jb_.topRows<3>();
+      row.noalias() += t * Jb_.bottomRows<3>();
     } else {
-      J.row(r) = RbT.row(c) * Ja_.bottomRows<3>();
-      if (id_b_ >= 0) J.row(r) -= RbT.row(c) * Jb_.bottomRows<3>();
+      row.noalias() = Rc * Ja_.bottomRows<3>();
+      row.noalias() -= Rc * Jb_.bottomRows<3>();
     }
-    gamma[r] = g6[k];
-    error[r] = e6[k];
-    ++r;
   }
-  (void)v;
 }
 
 Vector6 FramePairConstraint::wrench(const Eigen::Ref<const VectorX>& lambda) const {
@@ -164,7 +192,8 @@ void DistanceConstraint::compute(const Model& model, const Data& data, VectorRef
   const Vector3 n = d / len;
   const Vector3 dd = A.v - B.v;
   // d²/dt² ‖d‖ = nᵀ d̈ + (‖ḋ‖² − (nᵀḋ)²)/‖d‖.
-  J.row(0) = n.transpose() * (Ja_.topRows<3>() - Jb_.topRows<3>());
+  J.row(0).noalias() = n.transpose() * Ja_.topRows<3>();
+  J.row(0).noalias() -= n.transpose() * Jb_.topRows<3>();
   gamma[0] = n.dot(A.a - B.a) + (dd.squaredNorm() - std::pow(n.dot(dd), 2)) / len;
   error[0] = len - distance_;
 }

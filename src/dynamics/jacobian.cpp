@@ -1,6 +1,7 @@
 #include "articula/dynamics/jacobian.hpp"
 
 #include "articula/common/check.hpp"
+#include "articula/dynamics/joint_motion.hpp"
 
 namespace articula {
 
@@ -11,10 +12,7 @@ const MatrixX& compute_joint_jacobians(const Model& model, Data& data, VectorRef
 }
 
 void update_joint_jacobians(const Model& model, Data& data) {
-  for (Index i = 0; i < model.njoints; ++i) {
-    const int iv = model.idx_v[i], ni = model.nv_joint[i];
-    data.oMi[i].act_motions(model.S.middleCols(iv, ni), data.J.middleCols(iv, ni));
-  }
+  for (Index i = 0; i < model.njoints; ++i) joint_world_subspace(model, i, data.oMi[i], data.J);
 }
 
 void frame_jacobian(const Model& model, const Data& data, Index frame, ReferenceFrame ref, Eigen::Ref<MatrixX> J) {

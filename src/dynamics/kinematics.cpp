@@ -5,35 +5,58 @@
 
 namespace articula {
 
+namespace {
+
+// One root-to-leaves pass (RBDA §4.1, eqs. 4.1–4.8): placements, and with Level ≥ 1 body
+// velocities v_i = ⁱX_λ v_λ + S q̇, with Level 2 accelerations a_i = ⁱX_λ a_λ + S q̈ + v_i × S q̇
+// (a = nullptr: q̈ = 0, the bias accelerations behind the drift J̇ v). Joint placements go
+// through joint_placement() (the axis-aligned fast path).
+template <int Level>
+ARTICULA_FLATTEN void kinematics_pass(const Model& model, Data& data, VectorRef q, const double* v, const double* a) {
+  for (Index i = 0; i < model.njoints; ++i) {
+    Transform& X = data.liMi[i];
+    joint_placement(model, i, q.data() + model.idx_q[i], X);
+    const Index p = model.parents[i];
+    data.oMi[i] = p == kWorld ? X : data.oMi[p] * X;
+    if constexpr (Level >= 1) {
+      const Eigen::Map<const VectorX> vv(v, model.nv);
+      const Motion vJ = joint_motion(model, i, vv);
+      Motion& vi = data.v[i];
+      vi = p == kWorld ? vJ : X.act_inv(data.v[p]) + vJ;
+      if constexpr (Level >= 2) {
+        Motion& ai = data.a[i];
+        ai = vi.cross(vJ);
+        if (p != kWorld) ai += X.act_inv(data.a[p]);
+        if (a != nullptr) ai += joint_motion(model, i, Eigen::Map<const VectorX>(a, model.nv));
+      }
+    }
+  }
+}
+
+}  // namespace
+
 void forward_kinematics(const Model& model, Data& data, VectorRef q) {
   ARTICULA_CHECK_SIZE(q, model.nq);
-  for (Index i = 0; i < model.njoints; ++i) {
-    data.liMi[i] =
-        model.joint_placements[i] * joint_transform(model.joint_types[i], model.axes[i], q.data() + model.idx_q[i]);
-    const Index p = model.parents[i];
-    data.oMi[i] = p == kWorld ? data.liMi[i] : data.oMi[p] * data.liMi[i];
-  }
+  kinematics_pass<0>(model, data, q, nullptr, nullptr);
 }
 
 void forward_kinematics(const Model& model, Data& data, VectorRef q, VectorRef v) {
+  ARTICULA_CHECK_SIZE(q, model.nq);
   ARTICULA_CHECK_SIZE(v, model.nv);
-  forward_kinematics(model, data, q);
-  for (Index i = 0; i < model.njoints; ++i) {
-    const Index p = model.parents[i];
-    const Motion vJ = joint_motion(model, i, v);
-    data.v[i] = p == kWorld ? vJ : data.liMi[i].act_inv(data.v[p]) + vJ;
-  }
+  kinematics_pass<1>(model, data, q, v.data(), nullptr);
 }
 
 void forward_kinematics(const Model& model, Data& data, VectorRef q, VectorRef v, VectorRef a) {
+  ARTICULA_CHECK_SIZE(q, model.nq);
+  ARTICULA_CHECK_SIZE(v, model.nv);
   ARTICULA_CHECK_SIZE(a, model.nv);
-  forward_kinematics(model, data, q, v);
-  for (Index i = 0; i < model.njoints; ++i) {
-    const Index p = model.parents[i];
-    const Motion vJ = joint_motion(model, i, v);
-    const Motion aJ = joint_motion(model, i, a) + data.v[i].cross(vJ);
-    data.a[i] = p == kWorld ? aJ : data.liMi[i].act_inv(data.a[p]) + aJ;
-  }
+  kinematics_pass<2>(model, data, q, v.data(), a.data());
+}
+
+void forward_kinematics_bias(const Model& model, Data& data, VectorRef q, VectorRef v) {
+  ARTICULA_CHECK_SIZE(q, model.nq);
+  ARTICULA_CHECK_SIZE(v, model.nv);
+  kinematics_pass<2>(model, data, q, v.data(), nullptr);
 }
 
 void update_frame_placements(const Model& model, Data& data) {

@@ -7,6 +7,22 @@
 namespace articula {
 namespace {
 
+// RNEA pass 2 (leaves to root): τ_i = S_iᵀ f_i, f_λ += λX_i* f_i (data.f is consumed).
+ARTICULA_ALWAYS_INLINE void backward_pass(const Model& model, Data& data, Eigen::Ref<VectorX> tau) {
+  for (Index i = model.njoints - 1; i >= 0; --i) {
+    const Force& fi = data.f[i];
+    const int k = joint_axis_index(model, i);
+    if (k >= 0) {
+      const int iv = model.idx_v[i];
+      tau[iv] = model.axes[i][k] * (is_revolute(model.joint_types[i]) ? fi.n[k] : fi.f[k]);
+    } else {
+      joint_project(model, i, fi, tau);
+    }
+    const Index p = model.parents[i];
+    if (p != kWorld) data.f[p] += data.liMi[i].act(fi);
+  }
+}
+
 // RNEA with gravity as a fictitious base acceleration a_0 = −g (RBDA §5.3, Table 5.1), in
 // body coordinates. with_velocity = false drops every velocity product (for M v and g).
 // Joints about ±e_k (model.axis_index) take a sparse path: S q̇ has one non-zero entry σ q̇
@@ -80,19 +96,7 @@ ARTICULA_FLATTEN void rnea_passes(const Model& model, Data& data, VectorRef q, V
     if (with_velocity) fi += vi.cross(I * vi);
     if (!f_ext.empty()) fi -= f_ext[i];
   }
-  // Pass 2 (leaves to root): τ_i = S_iᵀ f_i, f_λ += λX_i* f_i.
-  for (Index i = nb - 1; i >= 0; --i) {
-    const Force& fi = data.f[i];
-    const int k = joint_axis_index(model, i);
-    if (k >= 0) {
-      const int iv = model.idx_v[i];
-      tau[iv] = model.axes[i][k] * (is_revolute(model.joint_types[i]) ? fi.n[k] : fi.f[k]);
-    } else {
-      joint_project(model, i, fi, tau);
-    }
-    const Index p = model.parents[i];
-    if (p != kWorld) data.f[p] += data.liMi[i].act(fi);
-  }
+  backward_pass(model, data, tau);
   tau += model.armature.cwiseProduct(a);
 }
 
@@ -101,6 +105,26 @@ ARTICULA_FLATTEN void rnea_passes(const Model& model, Data& data, VectorRef q, V
 const VectorX& rnea(const Model& model, Data& data, VectorRef q, VectorRef v, VectorRef a,
                     std::span<const Force> f_ext) {
   rnea_passes<true>(model, data, q, v, a, true, f_ext, data.tau);
+  return data.tau;
+}
+
+ARTICULA_FLATTEN const VectorX& bias_from_kinematics(const Model& model, Data& data, std::span<const Force> f_ext) {
+  ARTICULA_CHECK(f_ext.empty() || f_ext.size() == static_cast<std::size_t>(model.njoints),
+                 "f_ext has " << f_ext.size() << " forces, expected 0 or " << model.njoints);
+  // RNEA at q̈ = 0 (RBDA Table 5.1) on the velocities and bias accelerations of
+  // forward_kinematics_bias(); gravity enters as the fictitious base acceleration −g, which a
+  // body sees as ⁱX_0 (−g) (RBDA §5.3).
+  const Motion a0 = -model.gravity;
+  for (Index i = 0; i < model.njoints; ++i) {
+    const Inertia& I = model.inertias[i];
+    const Motion& vi = data.v[i];
+    Motion& ai = data.a_gf[i];
+    ai = data.a[i] + data.oMi[i].act_inv(a0);
+    Force& fi = data.f[i];
+    fi = I * ai + vi.cross(I * vi);
+    if (!f_ext.empty()) fi -= f_ext[i];
+  }
+  backward_pass(model, data, data.tau);
   return data.tau;
 }
 

@@ -260,8 +260,10 @@ JumpResult activate_constraints(const Model& model, Data& data, ConstraintSet& s
   for (const auto& n : names) set.get(n);  // throws for an unknown name before any change
   const std::vector<std::string> before = set.enabled_names();
   for (const auto& n : names) set.enable(n);
-  set.compute_rows(model, data, q, v_minus);
-  crba(model, data, q);
+  if (set.compute_rows(model, data, q, v_minus))
+    crba_from_kinematics(model, data);
+  else
+    crba(model, data, q);
   // Split the active rows into persistent (enabled before, not re-activated) and new.
   std::vector<std::string> active = set.enabled_names();
   auto is_new = [&](const std::string& n) {

@@ -64,7 +64,7 @@ void ConstrainedWorkspace::reserve(int rows) {
   K.setZero(nv + rows, nv + rows);
   rhs.setZero(nv + rows);
   sol.setZero(nv + rows);
-  Y.setZero(nv, rows);
+  Yt.setZero(rows, nv);
   S.setZero(rows, rows);
   r.setZero(rows);
   Jt.setZero(nv, rows);
@@ -111,9 +111,15 @@ int solve_psd(Eigen::Ref<MatrixX> S, VectorRef r, Eigen::Ref<VectorX> x, Eigen::
 
 }  // namespace detail
 
-SolveReport solve_constrained(const Model& model, Data& data, ConstrainedWorkspace& ws,
-                              const Eigen::Ref<const MatrixX>& J, VectorRef gamma, VectorRef q, VectorRef v,
-                              VectorRef tau, std::span<const Force> f_ext, ConstrainedMethod method) {
+namespace {
+
+enum class Dynamics { Compute, FromKinematics };
+
+// Shared by solve_constrained() and constrained_forward_dynamics(): M and b = τ − h + Σ Jᵀ f_ext
+// (from scratch, or from the kinematics compute_rows() left in data), then the method.
+SolveReport solve(const Model& model, Data& data, ConstrainedWorkspace& ws, const Eigen::Ref<const MatrixX>& J,
+                  VectorRef gamma, VectorRef q, VectorRef v, VectorRef tau, std::span<const Force> f_ext,
+                  ConstrainedMethod method, Dynamics dynamics) {
   ARTICULA_CHECK(J.cols() == model.nv, "J has " << J.cols() << " columns, expected nv = " << model.nv);
   ARTICULA_CHECK(gamma.size() == J.rows(), "gamma has size " << gamma.size() << ", J has " << J.rows() << " rows");
   ARTICULA_CHECK_SIZE(tau, model.nv);
@@ -132,15 +138,14 @@ SolveReport solve_constrained(const Model& model, Data& data, ConstrainedWorkspa
     report.method = ConstrainedMethod::Auto;
   } else {
     // M (with armature) and b = τ − h + Σ Jᵀ f_ext = τ − rnea(q, v, 0, f_ext).
-    try {
+    if (dynamics == Dynamics::FromKinematics) {
+      crba_from_kinematics(model, data);
+      ws.b = tau - bias_from_kinematics(model, data, f_ext);
+    } else {
       crba(model, data, q);
-    } catch (const std::exception& e) {
-      report.status = SolveStatus::Singular;
-      report.message = e.what();
-      return report;
+      data.tmp_nv.setZero();
+      ws.b = tau - rnea(model, data, q, v, data.tmp_nv, f_ext);
     }
-    data.tmp_nv.setZero();
-    ws.b = tau - rnea(model, data, q, v, data.tmp_nv, f_ext);
     // Without rows every method reduces to M v̇ = b: use the tree-sparse factorization.
     switch (m == 0 ? ConstrainedMethod::RangeSpace : method) {
       case ConstrainedMethod::Kkt:
@@ -162,7 +167,12 @@ SolveReport solve_constrained(const Model& model, Data& data, ConstrainedWorkspa
     report.message = "the solve produced a non-finite acceleration or multiplier";
     return report;
   }
-  report.residual = m > 0 ? (J * data.ddq + gamma).cwiseAbs().maxCoeff() : 0.0;
+  if (m > 0) {
+    auto r = ws.r.head(m);
+    r.noalias() = J * data.ddq;
+    r += gamma;
+    report.residual = r.cwiseAbs().maxCoeff();
+  }
   const double scale = 1.0 + (m > 0 ? gamma.cwiseAbs().maxCoeff() : 0.0);
   if (report.status == SolveStatus::Redundant && report.residual > 1e-6 * scale) {
     report.status = SolveStatus::Inconsistent;
@@ -171,11 +181,20 @@ SolveReport solve_constrained(const Model& model, Data& data, ConstrainedWorkspa
   return report;
 }
 
+}  // namespace
+
+SolveReport solve_constrained(const Model& model, Data& data, ConstrainedWorkspace& ws,
+                              const Eigen::Ref<const MatrixX>& J, VectorRef gamma, VectorRef q, VectorRef v,
+                              VectorRef tau, std::span<const Force> f_ext, ConstrainedMethod method) {
+  return solve(model, data, ws, J, gamma, q, v, tau, f_ext, method, Dynamics::Compute);
+}
+
 SolveReport constrained_forward_dynamics(const Model& model, Data& data, ConstrainedWorkspace& ws, ConstraintSet& set,
                                          VectorRef q, VectorRef v, VectorRef tau, std::span<const Force> f_ext,
                                          ConstrainedMethod method) {
-  set.compute_rows(model, data, q, v);
-  const SolveReport report = solve_constrained(model, data, ws, set.J(), set.gamma(), q, v, tau, f_ext, method);
+  const bool kinematics = set.compute_rows(model, data, q, v);
+  const SolveReport report = solve(model, data, ws, set.J(), set.gamma(), q, v, tau, f_ext, method,
+                                   kinematics ? Dynamics::FromKinematics : Dynamics::Compute);
   if (report.ok() || report.status == SolveStatus::Inconsistent) set.lambda() = ws.lambda.head(set.dim());
   return report;
 }

@@ -1,14 +1,16 @@
 // Range-space method (Featherstone, RBDA §8.3 "Constraint forces", and Nocedal & Wright
-// §16.2): with M = LᵀDL (tree-sparse, RBDA §6.5),
-//   a_free = M⁻¹ b,  Y = L⁻ᵀ Jᵀ,  S = J M⁻¹ Jᵀ = Yᵀ D⁻¹ Y,
-//   S λ = −(γ + J a_free),  v̇ = a_free + M⁻¹ Jᵀ λ.
+// §16.2): with M = LᵀDL (tree-sparse, RBDA §6.5) and Y = L⁻ᵀ Jᵀ, z = L⁻ᵀ b,
+//   S = J M⁻¹ Jᵀ = Yᵀ D⁻¹ Y,   J M⁻¹ b = Yᵀ D⁻¹ z,
+//   S λ = −(γ + Yᵀ D⁻¹ z),     v̇ = M⁻¹ (b + Jᵀ λ) = L⁻¹ D⁻¹ (z + Y λ).
+// Y is kept transposed (m × nv) so that the L⁻ᵀ sweep updates contiguous columns, and
+// the sweep skips the dofs no row reaches; b goes through L⁻ᵀ once, L⁻¹ once.
 #include "articula/dynamics/crba.hpp"
 #include "methods.hpp"
 
 namespace articula::detail {
 
 SolveReport solve_range_space(const Model& model, Data& data, ConstrainedWorkspace& ws, RowsRef J, VectorRef gamma) {
-  const int n = model.nv, m = static_cast<int>(J.rows());
+  const int m = static_cast<int>(J.rows());
   SolveReport report;
   try {
     factorize_mass_matrix(model, data);
@@ -17,24 +19,26 @@ SolveReport solve_range_space(const Model& model, Data& data, ConstrainedWorkspa
     report.message = e.what();
     return report;
   }
-  ws.a_free = ws.b;
-  solve_mass(model, data, ws.a_free);
-  auto Y = ws.Y.leftCols(m);
-  Y = J.transpose();
-  solve_mass_lt(model, data, Y);
+  const auto& Dinv = data.Dinv_fact;
+  VectorX& w = ws.a_free;  // z = L⁻ᵀ b, then D⁻¹ z
+  w = ws.b;
+  solve_mass_lt(model, data, w);
+  w.array() *= Dinv.array();
+  auto Yt = ws.Yt.topRows(m);
+  Yt = J;
+  solve_mass_lt_transposed(model, data, Yt);
   auto S = ws.S.topLeftCorner(m, m);
-  S.noalias() = Y.transpose() * data.Dinv_fact.asDiagonal() * Y;
+  S.noalias() = Yt * Dinv.asDiagonal() * Yt.transpose();
   auto r = ws.r.head(m);
-  r = -(gamma + J * ws.a_free);
+  r.noalias() = -(Yt * w);
+  r -= gamma;
   auto lambda = ws.lambda.head(m);
   report.rank = solve_psd(S, r, lambda, ws.ldlt);
   report.status = report.rank < m ? SolveStatus::Redundant : SolveStatus::Ok;
-  // v̇ = a_free + L⁻¹ D⁻¹ (Y λ).
-  data.ddq.noalias() = Y * lambda;
-  data.ddq.array() *= data.Dinv_fact.array();
+  data.ddq.noalias() = Yt.transpose() * lambda;
+  data.ddq.array() *= Dinv.array();
+  data.ddq += w;
   solve_mass_l(model, data, data.ddq);
-  data.ddq += ws.a_free;
-  (void)n;
   return report;
 }
 

@@ -44,7 +44,11 @@ class Constraint {
   /// True once a reference is set (captured or given).
   bool has_reference() const { return has_reference_; }
 
-  /// Writes J (m × nv), γ (m) and e (m). Preconditions: forward_kinematics(q, v, 0) and
+  /// False if compute() and capture_reference() never read data (joint locks): a set with
+  /// only such constraints skips the kinematics pass.
+  virtual bool uses_kinematics() const { return true; }
+
+  /// Writes J (m × nv), γ (m) and e (m). Preconditions: forward_kinematics_bias(q, v) and
   /// update_joint_jacobians() on data for this (q, v); bind() called. No allocation.
   virtual void compute(const Model& model, const Data& data, VectorRef q, VectorRef v, Eigen::Ref<MatrixX> J,
                        Eigen::Ref<VectorX> gamma, Eigen::Ref<VectorX> error) = 0;

@@ -43,11 +43,13 @@ class ConstraintSet {
   /// First row of an enabled constraint in the stacked rows.
   int row_offset(const std::string& name) const;
 
-  /// Kinematics at (q, v, v̇ = 0) and joint Jacobians into data, then the stacked rows of the
-  /// enabled constraints: J (m × nv), γ (m) with Baumgarte terms added
-  /// (γ_stab = γ + kd J v + kp e), raw drift and position errors. The stacked buffers are sized once; frame rows still
-  /// create small Eigen temporaries (a known gap: see the project notes on allocation).
-  void compute_rows(const Model& model, Data& data, VectorRef q, VectorRef v);
+  /// The stacked rows of the enabled constraints at (q, v): J (m × nv), γ (m) with Baumgarte
+  /// terms added (γ_stab = γ + kd J v + kp e), raw drift and position errors. When an enabled
+  /// constraint uses kinematics (all but joint locks), first forward_kinematics_bias(q, v)
+  /// (placements, velocities, accelerations at v̇ = 0) and the joint Jacobians data.J, and
+  /// returns true: the solvers then reuse them (crba_from_kinematics, bias_from_kinematics).
+  /// No allocation once the set is sized (built-in constraints).
+  bool compute_rows(const Model& model, Data& data, VectorRef q, VectorRef v);
   /// The stacked rows of the last compute_rows().
   auto J() const { return J_.topRows(dim_); }
   auto gamma() const { return gamma_.head(dim_); }

@@ -19,6 +19,7 @@ class JointLock : public Constraint {
   JointLock(const Model& model, std::string name, std::vector<std::string> joints,
             std::optional<VectorX> positions = std::nullopt);
   void bind(const Model& model) override;
+  bool uses_kinematics() const override { return false; }
   void capture_reference(const Model& model, const Data& data, VectorRef q) override;
   void compute(const Model& model, const Data& data, VectorRef q, VectorRef v, Eigen::Ref<MatrixX> J,
                Eigen::Ref<VectorX> gamma, Eigen::Ref<VectorX> error) override;

@@ -10,6 +10,10 @@ namespace articula {
 /// Jacobian columns ⁰X_i S_i, as compute_joint_jacobians(q)).
 /// Cost O(n d), d the depth of the tree; no allocation.
 const MatrixX& crba(const Model& model, Data& data, VectorRef q);
+/// The same M from the placements data.oMi and joint columns data.J already computed for q
+/// (forward_kinematics() + update_joint_jacobians(), as ConstraintSet::compute_rows() leaves
+/// them): skips crba()'s first pass. Cost O(n d), no allocation.
+const MatrixX& crba_from_kinematics(const Model& model, Data& data);
 
 /// Factorizes data.M = Lᵀ D L in place into data.Mfact, exploiting the branch-induced
 /// sparsity (RBDA §6.5, Table 6.3 "LTDL"): only entries (i, λ(i)), (i, λ(λ(i))), … are touched.
@@ -23,6 +27,9 @@ void solve_mass_columns(const Model& model, const Data& data, Eigen::Ref<MatrixX
 /// X ← L⁻ᵀ X (first half of the solve); with D⁻¹ and L⁻¹ it completes M⁻¹ = L⁻¹ D⁻¹ L⁻ᵀ.
 /// Used for the Schur complement J M⁻¹ Jᵀ = (L⁻ᵀ Jᵀ)ᵀ D⁻¹ (L⁻ᵀ Jᵀ).
 void solve_mass_lt(const Model& model, const Data& data, Eigen::Ref<MatrixX> X);
+/// Xt ← Xt L⁻¹, i.e. X ← L⁻ᵀ X with X stored transposed (Xt = Xᵀ, m × nv): the layout in
+/// which each update is a contiguous column operation. Skips dofs whose column is still zero.
+void solve_mass_lt_transposed(const Model& model, const Data& data, Eigen::Ref<MatrixX> Xt);
 /// X ← L⁻¹ X (second half of the solve).
 void solve_mass_l(const Model& model, const Data& data, Eigen::Ref<MatrixX> X);
 

@@ -17,6 +17,8 @@ void forward_kinematics(const Model& model, Data& data, VectorRef q);
 void forward_kinematics(const Model& model, Data& data, VectorRef q, VectorRef v);
 /// Also body accelerations data.a (body frame, gravity excluded): a_i = ⁱX_λ a_λ + S q̈ + v_i × S q̇.
 void forward_kinematics(const Model& model, Data& data, VectorRef q, VectorRef v, VectorRef a);
+/// The same at q̈ = 0: data.a holds the bias accelerations, from which the frame drifts J̇ v follow.
+void forward_kinematics_bias(const Model& model, Data& data, VectorRef q, VectorRef v);
 
 /// data.oMf for every frame (needs forward_kinematics). Cost O(frames).
 void update_frame_placements(const Model& model, Data& data);

@@ -49,10 +49,10 @@ struct ConstrainedWorkspace {
   int nv;
   VectorX b;         ///< (nv) τ − h + Σ Jᵀ f_ext
   VectorX lambda;    ///< (m) multipliers of the last solve
-  VectorX a_free;    ///< (nv) unconstrained acceleration M⁻¹ b
+  VectorX a_free;    ///< (nv) scratch of the methods (range space: D⁻¹ L⁻ᵀ b)
   MatrixX K;         ///< KKT matrix (nv + m)²
   VectorX rhs, sol;  ///< (nv + m)
-  MatrixX Y;         ///< (nv × m) L⁻ᵀ Jᵀ
+  MatrixX Yt;        ///< (m × nv) (L⁻ᵀ Jᵀ)ᵀ
   MatrixX S;         ///< (m × m) Schur complement
   VectorX r;         ///< (m)
   MatrixX Jt;        ///< (nv × m)
