@@ -107,6 +107,7 @@ void ConstraintSet::resize() {
     gamma_.setZero(total);
     drift_.setZero(total);
     error_.setZero(total);
+    jv_.setZero(total);
     VectorX old = lambda_;
     lambda_.setZero(total);
     lambda_.head(std::min(old.size(), lambda_.size())) = old.head(std::min(old.size(), lambda_.size()));
@@ -132,12 +133,19 @@ bool ConstraintSet::compute_rows(const Model& model, Data& data, VectorRef q, Ve
     auto J = J_.middleRows(row, m);
     auto g = gamma_.segment(row, m);
     c.compute(model, data, q, v, J, drift_.segment(row, m), error_.segment(row, m));
-    // Baumgarte: γ_stab = γ + kd J v + kp e.
     g = drift_.segment(row, m);
-    if (c.baumgarte_frequency() > 0.0) {
-      g.noalias() += c.kd() * (J * v);
-      g += c.kp() * error_.segment(row, m);
-    }
+    row += m;
+  }
+  // Baumgarte: γ_stab = γ + kd J v + kp e, with J v for all rows in one product.
+  auto Jv = jv_.head(row);
+  Jv.noalias() = J_.topRows(row) * v;
+  row = 0;
+  for (auto& e : entries_) {
+    if (!e.enabled) continue;
+    const Constraint& c = *e.constraint;
+    const int m = c.dim();
+    if (c.baumgarte_frequency() > 0.0)
+      gamma_.segment(row, m) += c.kd() * Jv.segment(row, m) + c.kp() * error_.segment(row, m);
     row += m;
   }
   return kinematics;

@@ -63,6 +63,10 @@ void FramePairConstraint::set_reference(const Transform& reference) {
 void FramePairConstraint::bind(const Model& model) {
   id_a_ = checked_frame(model, name(), frame_a_);
   id_b_ = frame_b_.empty() ? -1 : checked_frame(model, name(), frame_b_);
+  support_a_.assign(static_cast<std::size_t>(model.nv), 0);
+  for (Index j = model.frames[id_a_].parent; j != kWorld; j = model.parents[j])
+    for (int c = model.idx_v[j]; c < model.idx_v[j] + model.nv_joint[j]; ++c)
+      support_a_[static_cast<std::size_t>(c)] = 1;
   Ja_.setZero(6, model.nv);
   Jb_.setZero(6, model.nv);
 }
@@ -82,19 +86,27 @@ void FramePairConstraint::capture_reference(const Model& model, const Data& data
 void FramePairConstraint::compute(const Model& model, const Data& data, VectorRef, VectorRef, Eigen::Ref<MatrixX> J,
                                   Eigen::Ref<VectorX> gamma, Eigen::Ref<VectorX> error) {
   const FrameMotion A = frame_motion(model, data, id_a_);
-  const FrameMotion B = frame_motion(model, data, id_b_);
-  R_b_last_ = B.R;
-  const Matrix3 RbT = B.R.transpose();
-  const Vector3 d = A.p - B.p;
-  const Vector3 u = A.v - B.v - B.w.cross(d);  // relative velocity of A's origin w.r.t. B's body point there
   bool angular = false;
   for (int k = 3; k < 6; ++k) angular = angular || mask_.axis[k];
   // Full six drift / error entries, then keep the masked ones.
   Eigen::Matrix<double, 6, 1> g6, e6;
-  g6.head<3>() = RbT * (A.a - B.a - B.dw.cross(d) - B.w.cross(A.v - B.v) - B.w.cross(u));
-  g6.tail<3>() = RbT * (A.dw - B.dw - B.w.cross(A.w - B.w));
-  e6.head<3>() = RbT * d - reference_.p;
-  e6.tail<3>() = angular ? log3(RbT * A.R * reference_.R.transpose()) : Vector3::Zero();
+  Vector3 d = A.p;
+  Matrix3 RbT = Matrix3::Identity();
+  if (id_b_ < 0) {
+    g6 << A.a, A.dw;
+    e6.head<3>() = A.p - reference_.p;
+    e6.tail<3>() = angular ? log3(A.R * reference_.R.transpose()) : Vector3::Zero();
+  } else {
+    const FrameMotion B = frame_motion(model, data, id_b_);
+    R_b_last_ = B.R;
+    RbT = B.R.transpose();
+    d = A.p - B.p;
+    const Vector3 u = A.v - B.v - B.w.cross(d);  // relative velocity of A's origin w.r.t. B's body point there
+    g6.head<3>() = RbT * (A.a - B.a - B.dw.cross(d) - B.w.cross(A.v - B.v) - B.w.cross(u));
+    g6.tail<3>() = RbT * (A.dw - B.dw - B.w.cross(A.w - B.w));
+    e6.head<3>() = RbT * d - reference_.p;
+    e6.tail<3>() = angular ? log3(RbT * A.R * reference_.R.transpose()) : Vector3::Zero();
+  }
   int row_of[6];
   int r = 0;
   for (int k = 0; k < 6; ++k) {
@@ -108,17 +120,19 @@ void FramePairConstraint::compute(const Model& model, const Data& data, VectorRe
   if (id_b_ < 0) {
     // B is the world (R_B = I): the rows are entries of A's local-world-aligned Jacobian,
     // column c = [v_c + ω_c × p_A; ω_c] for the dofs supporting A (frame_jacobian()), others 0.
-    J.setZero();
-    const Index parent = model.frames[id_a_].parent;
-    for (Index j = parent; j != kWorld; j = model.parents[j]) {
-      for (int c = model.idx_v[j]; c < model.idx_v[j] + model.nv_joint[j]; ++c) {
-        const auto col = data.J.col(c);
-        const Vector3 w = col.tail<3>();
-        const Vector3 lin = col.head<3>() + w.cross(A.p);
-        for (int k = 0; k < 3; ++k) {
-          if (row_of[k] >= 0) J(row_of[k], c) = lin[k];
-          if (row_of[k + 3] >= 0) J(row_of[k + 3], c) = w[k];
-        }
+    // One pass over the columns writes every entry once.
+    const Index nv = model.nv;
+    for (Index c = 0; c < nv; ++c) {
+      if (!support_a_[static_cast<std::size_t>(c)]) {
+        for (int rr = 0; rr < r; ++rr) J(rr, c) = 0.0;
+        continue;
+      }
+      const auto col = data.J.col(c);
+      const Vector3 w = col.tail<3>();
+      const Vector3 lin = col.head<3>() + w.cross(A.p);
+      for (int k = 0; k < 3; ++k) {
+        if (row_of[k] >= 0) J(row_of[k], c) = lin[k];
+        if (row_of[k + 3] >= 0) J(row_of[k + 3], c) = w[k];
       }
     }
     return;

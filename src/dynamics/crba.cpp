@@ -73,29 +73,69 @@ const MatrixX& crba_from_kinematics(const Model& model, Data& data) {
   return data.M;
 }
 
+namespace {
+
+// The ancestor runs of dof k (model.ancestor_runs), nearest first.
+struct Runs {
+  const int* p;
+  int n;
+  int lo(int r) const { return p[2 * r]; }
+  int hi(int r) const { return p[2 * r + 1]; }
+};
+ARTICULA_ALWAYS_INLINE Runs runs(const Model& model, int k) {
+  const int b = model.run_offset[k];
+  return {model.ancestor_runs.data() + 2 * b, model.run_offset[k + 1] - b};
+}
+
+}  // namespace
+
 void factorize_mass_matrix(const Model& model, Data& data) {
-  // LTDL (RBDA Table 6.3): for k = n−1 … 0, eliminate row k into its ancestors only.
+  // LTDL (RBDA §6.5, Table 6.3): for k = n−1 … 0, eliminate dof k into its ancestors only.
+  // Stored by columns: L_ki at H(i, k) (i an ancestor of k), D at the diagonal, so that the
+  // updates over an ancestor run are contiguous: H(j, i) −= (H(i, k) / H(k, k)) H(j, k) for
+  // the ancestors-or-self j of i, which are the rest of k's ancestor list from i on.
   MatrixX& H = data.Mfact;
   H = data.M;
-  const auto& lambda = model.dof_parent;
   for (int k = model.nv - 1; k >= 0; --k) {
-    if (!(H(k, k) > 0.0))
-      throw std::runtime_error("factorize_mass_matrix: pivot " + std::to_string(k) + " is " + std::to_string(H(k, k)) +
+    const double d = H(k, k);
+    if (!(d > 0.0))
+      throw std::runtime_error("factorize_mass_matrix: pivot " + std::to_string(k) + " is " + std::to_string(d) +
                                " (M not positive definite: massless branch?)");
-    for (int i = lambda[k]; i >= 0; i = lambda[i]) {
-      const double a = H(k, i) / H(k, k);
-      for (int j = i; j >= 0; j = lambda[j]) H(i, j) -= a * H(k, j);
-      H(k, i) = a;
+    const double dinv = 1.0 / d;
+    data.Dinv_fact[k] = dinv;
+    const Runs R = runs(model, k);
+    double* hk = &H(0, k);
+    for (int r = 0; r < R.n; ++r) {
+      for (int i = R.hi(r); i >= R.lo(r); --i) {
+        double* hi = &H(0, i);
+        const double a = hk[i] * dinv;
+        for (int j = R.lo(r); j <= i; ++j) hi[j] -= a * hk[j];
+        for (int s = r + 1; s < R.n; ++s)
+          for (int j = R.lo(s); j <= R.hi(s); ++j) hi[j] -= a * hk[j];
+        hk[i] = a;
+      }
     }
   }
-  for (int k = 0; k < model.nv; ++k) data.Dinv_fact[k] = 1.0 / H(k, k);
 }
 
 void solve_mass_lt(const Model& model, const Data& data, Eigen::Ref<MatrixX> X) {
-  // y = L⁻ᵀ x: for i = n−1 … 0, x_j −= L_ij x_i for the ancestors j of i.
+  // Y = L⁻ᵀ X: for i = n−1 … 0, X_j −= L_ij X_i for the ancestors j of i.
   const MatrixX& H = data.Mfact;
-  for (int i = model.nv - 1; i >= 0; --i)
-    for (int j = model.dof_parent[i]; j >= 0; j = model.dof_parent[j]) X.row(j) -= H(i, j) * X.row(i);
+  if (X.cols() == 1) {
+    double* x = X.data();
+    for (int i = model.nv - 1; i >= 0; --i) {
+      const Runs R = runs(model, i);
+      const double xi = x[i];
+      for (int r = 0; r < R.n; ++r)
+        for (int j = R.lo(r); j <= R.hi(r); ++j) x[j] -= H(j, i) * xi;
+    }
+    return;
+  }
+  for (int i = model.nv - 1; i >= 0; --i) {
+    const Runs R = runs(model, i);
+    for (int r = 0; r < R.n; ++r)
+      for (int j = R.lo(r); j <= R.hi(r); ++j) X.row(j) -= H(j, i) * X.row(i);
+  }
 }
 
 void solve_mass_lt_transposed(const Model& model, const Data& data, Eigen::Ref<MatrixX> Xt) {
@@ -103,29 +143,62 @@ void solve_mass_lt_transposed(const Model& model, const Data& data, Eigen::Ref<M
   // still zero when reached (no descendant dof touched it) is skipped: rows of J that only
   // involve one branch stay confined to that branch and its ancestors.
   const MatrixX& H = data.Mfact;
+  const Eigen::Index m = Xt.rows(), stride = Xt.outerStride();
+  double* x = Xt.data();
   for (int i = model.nv - 1; i >= 0; --i) {
-    const auto xi = Xt.col(i);
-    if (xi.isZero(0.0)) continue;
-    for (int j = model.dof_parent[i]; j >= 0; j = model.dof_parent[j]) Xt.col(j) -= H(i, j) * xi;
+    const double* xi = x + i * stride;
+    bool zero = true;
+    for (Eigen::Index c = 0; c < m; ++c) zero = zero && xi[c] == 0.0;
+    if (zero) continue;
+    const Runs R = runs(model, i);
+    for (int r = 0; r < R.n; ++r) {
+      for (int j = R.lo(r); j <= R.hi(r); ++j) {
+        const double h = H(j, i);
+        double* xj = x + j * stride;
+        for (Eigen::Index c = 0; c < m; ++c) xj[c] -= h * xi[c];
+      }
+    }
   }
 }
 
 void solve_mass_l(const Model& model, const Data& data, Eigen::Ref<MatrixX> X) {
-  // x = L⁻¹ y: for i = 0 … n−1, x_i −= L_ij x_j for the ancestors j of i.
+  // X = L⁻¹ Y: for i = 0 … n−1, X_i −= L_ij X_j for the ancestors j of i.
   const MatrixX& H = data.Mfact;
-  for (int i = 0; i < model.nv; ++i)
-    for (int j = model.dof_parent[i]; j >= 0; j = model.dof_parent[j]) X.row(i) -= H(i, j) * X.row(j);
+  if (X.cols() == 1) {
+    double* x = X.data();
+    for (int i = 0; i < model.nv; ++i) {
+      const Runs R = runs(model, i);
+      double acc = x[i];
+      for (int r = 0; r < R.n; ++r)
+        for (int j = R.lo(r); j <= R.hi(r); ++j) acc -= H(j, i) * x[j];
+      x[i] = acc;
+    }
+    return;
+  }
+  for (int i = 0; i < model.nv; ++i) {
+    const Runs R = runs(model, i);
+    for (int r = 0; r < R.n; ++r)
+      for (int j = R.lo(r); j <= R.hi(r); ++j) X.row(i) -= H(j, i) * X.row(j);
+  }
 }
 
 void solve_mass(const Model& model, const Data& data, Eigen::Ref<VectorX> x) {
   ARTICULA_CHECK_SIZE(x, model.nv);
   const MatrixX& H = data.Mfact;
-  const auto& lambda = model.dof_parent;
-  for (int i = model.nv - 1; i >= 0; --i)
-    for (int j = lambda[i]; j >= 0; j = lambda[j]) x[j] -= H(i, j) * x[i];
+  for (int i = model.nv - 1; i >= 0; --i) {
+    const Runs R = runs(model, i);
+    const double xi = x[i];
+    for (int r = 0; r < R.n; ++r)
+      for (int j = R.lo(r); j <= R.hi(r); ++j) x[j] -= H(j, i) * xi;
+  }
   x.array() *= data.Dinv_fact.array();
-  for (int i = 0; i < model.nv; ++i)
-    for (int j = lambda[i]; j >= 0; j = lambda[j]) x[i] -= H(i, j) * x[j];
+  for (int i = 0; i < model.nv; ++i) {
+    const Runs R = runs(model, i);
+    double acc = x[i];
+    for (int r = 0; r < R.n; ++r)
+      for (int j = R.lo(r); j <= R.hi(r); ++j) acc -= H(j, i) * x[j];
+    x[i] = acc;
+  }
 }
 
 void solve_mass_columns(const Model& model, const Data& data, Eigen::Ref<MatrixX> X) {

@@ -216,6 +216,18 @@ Model ModelBuilder::build() const {
     }
   }
 
+  m.run_offset.assign(1, 0);
+  for (int k = 0; k < m.nv; ++k) {
+    for (int j = m.dof_parent[k]; j >= 0;) {
+      const int hi = j;
+      while (j > 0 && m.dof_parent[j] == j - 1) --j;
+      m.ancestor_runs.push_back(j);
+      m.ancestor_runs.push_back(hi);
+      j = m.dof_parent[j];
+    }
+    m.run_offset.push_back(static_cast<int>(m.ancestor_runs.size() / 2));
+  }
+
   // Frames: one per body, then fixed links and user frames in insertion order.
   for (int i = 0; i < nb; ++i) m.frames.push_back({m.body_names[i], i, Transform::Identity(), FrameType::Body});
   for (const auto& f : frames_) {

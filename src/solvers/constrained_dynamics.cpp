@@ -1,6 +1,8 @@
 #include "articula/solvers/constrained_dynamics.hpp"
 
 #include <Eigen/Eigenvalues>
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "articula/common/check.hpp"
@@ -66,8 +68,9 @@ void ConstrainedWorkspace::reserve(int rows) {
   sol.setZero(nv + rows);
   Yt.setZero(rows, nv);
   S.setZero(rows, rows);
+  Sfact.setZero(rows, rows);
   r.setZero(rows);
-  Jt.setZero(nv, rows);
+  Jt.setZero(std::max(nv, rows), std::max(nv, rows));
 }
 
 ConstrainedMethod choose_method(const Model& model, int rows) {
@@ -81,9 +84,53 @@ ConstrainedMethod choose_method(const Model& model, int rows) {
 
 namespace detail {
 
-int solve_psd(Eigen::Ref<MatrixX> S, VectorRef r, Eigen::Ref<VectorX> x, Eigen::LDLT<MatrixX>& ldlt) {
+bool ldlt_solve(const Eigen::Ref<const MatrixX>& S, VectorRef r, Eigen::Ref<VectorX> x, Eigen::Ref<MatrixX> L) {
+  // Unpivoted S = L D Lᵀ by columns (right-looking, Golub & Van Loan §4.1.2 without square
+  // roots): column j is scaled by 1/d_j after it updated the trailing lower triangle, so the
+  // critical path has one division per column. Strict lower = L, diagonal = D, and the
+  // first superdiagonal (unused otherwise) keeps 1/d_j. Then L y = r, D z = y, Lᵀ x = z.
+  const Eigen::Index m = S.rows();
+  L.triangularView<Eigen::Lower>() = S;
+  double dmin = std::numeric_limits<double>::infinity(), dmax = 0.0;
+  double dinv_m = 0.0;
+  for (Eigen::Index j = 0; j < m; ++j) {
+    const double d = L(j, j);
+    if (!(d > 0.0)) return false;
+    dmin = std::min(dmin, d);
+    dmax = std::max(dmax, d);
+    const double inv = 1.0 / d;
+    for (Eigen::Index k = j + 1; k < m; ++k) {
+      const double lkj = L(k, j) * inv;
+      for (Eigen::Index i = k; i < m; ++i) L(i, k) -= L(i, j) * lkj;
+    }
+    for (Eigen::Index i = j + 1; i < m; ++i) L(i, j) *= inv;
+    if (j + 1 < m)
+      L(j, j + 1) = inv;
+    else
+      dinv_m = inv;
+  }
+  // The same rank test as the pivoted LDLᵀ below (pivots of an unpivoted LDLᵀ here).
+  if (!(dmin > kRankTolerance * std::max(dmax, 1e-300))) return false;
+  x = r;
+  for (Eigen::Index j = 0; j < m; ++j) {
+    const double y = x[j];
+    for (Eigen::Index i = j + 1; i < m; ++i) x[i] -= L(i, j) * y;
+  }
+  for (Eigen::Index j = m - 1; j >= 0; --j) {
+    double acc = x[j] * (j + 1 < m ? L(j, j + 1) : dinv_m);
+    for (Eigen::Index i = j + 1; i < m; ++i) acc -= L(i, j) * x[i];
+    x[j] = acc;
+  }
+  return true;
+}
+
+int solve_psd(Eigen::Ref<MatrixX> S, VectorRef r, Eigen::Ref<VectorX> x, Eigen::Ref<MatrixX> L,
+              Eigen::LDLT<MatrixX>& ldlt) {
   const Eigen::Index m = S.rows();
   if (m == 0) return 0;
+  // Unpivoted LDLᵀ first (the cheapest for the small SPD Schur complements of independent
+  // rows), then pivoted LDLᵀ, then the eigen-decomposition.
+  if (ldlt_solve(S, r, x, L)) return static_cast<int>(m);
   ldlt.compute(S);
   const auto d = ldlt.vectorD();
   const double dmax = d.cwiseAbs().maxCoeff();

@@ -12,9 +12,10 @@ SolveReport solve_kkt(const Model& model, Data& data, ConstrainedWorkspace& ws, 
 SolveReport solve_range_space(const Model& model, Data& data, ConstrainedWorkspace& ws, RowsRef J, VectorRef gamma);
 SolveReport solve_null_space(const Model& model, Data& data, ConstrainedWorkspace& ws, RowsRef J, VectorRef gamma);
 
-/// Solves the symmetric positive semi-definite system S x = r (m × m, in ws.S / ws.r) into x:
-/// LDLᵀ with pivoting when S is well conditioned, else the eigen-decomposition pseudo-inverse
-/// (minimum-norm x). Returns the numerical rank.
-int solve_psd(Eigen::Ref<MatrixX> S, VectorRef r, Eigen::Ref<VectorX> x, Eigen::LDLT<MatrixX>& ldlt);
+/// Solves the symmetric positive semi-definite system S x = r (m × m) into x: unpivoted LDLᵀ
+/// (into L, m × m scratch) when S is well conditioned, else LDLᵀ with pivoting, else the
+/// eigen-decomposition pseudo-inverse (minimum-norm x). Returns the numerical rank.
+int solve_psd(Eigen::Ref<MatrixX> S, VectorRef r, Eigen::Ref<VectorX> x, Eigen::Ref<MatrixX> L,
+              Eigen::LDLT<MatrixX>& ldlt);
 
 }  // namespace articula::detail

@@ -11,7 +11,7 @@ namespace articula::detail {
 SolveReport solve_null_space(const Model& model, Data& data, ConstrainedWorkspace& ws, RowsRef J, VectorRef gamma) {
   const int n = model.nv, m = static_cast<int>(J.rows());
   SolveReport report;
-  auto Jt = ws.Jt.leftCols(m);
+  auto Jt = ws.Jt.topLeftCorner(model.nv, m);
   Jt = J.transpose();
   ws.qr.setThreshold(kRankTolerance);
   ws.qr.compute(Jt);

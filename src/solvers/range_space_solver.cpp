@@ -27,13 +27,16 @@ SolveReport solve_range_space(const Model& model, Data& data, ConstrainedWorkspa
   auto Yt = ws.Yt.topRows(m);
   Yt = J;
   solve_mass_lt_transposed(model, data, Yt);
+  // S = Yᵀ D⁻¹ Y.
   auto S = ws.S.topLeftCorner(m, m);
-  S.noalias() = Yt * Dinv.asDiagonal() * Yt.transpose();
+  auto DY = ws.Jt.topLeftCorner(m, model.nv);  // scratch (m × nv): Yᵀ D⁻¹
+  DY.noalias() = Yt * Dinv.asDiagonal();
+  S.noalias() = DY * Yt.transpose();
   auto r = ws.r.head(m);
   r.noalias() = -(Yt * w);
   r -= gamma;
   auto lambda = ws.lambda.head(m);
-  report.rank = solve_psd(S, r, lambda, ws.ldlt);
+  report.rank = solve_psd(S, r, lambda, ws.Sfact.topLeftCorner(m, m), ws.ldlt);
   report.status = report.rank < m ? SolveStatus::Redundant : SolveStatus::Ok;
   data.ddq.noalias() = Yt.transpose() * lambda;
   data.ddq.array() *= Dinv.array();

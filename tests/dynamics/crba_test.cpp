@@ -86,8 +86,8 @@ TEST(Crba, FactorizationSolvesLikeLdlt) {
       MatrixX X = B;
       solve_mass_columns(model, data, X);
       EXPECT_LT(rel_err(X, ldlt.solve(B)), 1e-10) << name;
-      // The factors rebuild M: M = Lᵀ D L with L unit lower triangular (strict lower of Mfact).
-      MatrixX L = data.Mfact.triangularView<Eigen::StrictlyLower>();
+      // The factors rebuild M: M = Lᵀ D L with L unit lower triangular (Lᵀ = strict upper of Mfact).
+      MatrixX L = data.Mfact.transpose().triangularView<Eigen::StrictlyLower>();
       L.diagonal().setOnes();
       const VectorX D = data.Dinv_fact.cwiseInverse();
       EXPECT_LT(rel_err(L.transpose() * D.asDiagonal() * L, M), 1e-12) << name;

@@ -75,7 +75,7 @@ class ConstraintSet {
   std::vector<Entry> entries_;
   int dim_ = 0;
   MatrixX J_;
-  VectorX gamma_, drift_, error_, lambda_;
+  VectorX gamma_, drift_, error_, lambda_, jv_;
 };
 
 }  // namespace articula

@@ -1,6 +1,7 @@
 #pragma once
 /// Frames held in the world or to each other (docs/constraints.md, "Frame and loop rows").
 #include <optional>
+#include <vector>
 
 #include "articula/constraints/constraint.hpp"
 
@@ -40,6 +41,7 @@ class FramePairConstraint : public Constraint {
   Transform reference_;
   Index id_a_ = -1, id_b_ = -1;  // id_b_ = -1: the world
   MatrixX Ja_, Jb_;              // scratch: local-world-aligned Jacobians (6 × nv)
+  std::vector<char> support_a_;  // (nv) 1 for the dofs that move frame A
   Matrix3 R_b_last_ = Matrix3::Identity();
 };
 

@@ -15,8 +15,9 @@ const MatrixX& crba(const Model& model, Data& data, VectorRef q);
 /// them): skips crba()'s first pass. Cost O(n d), no allocation.
 const MatrixX& crba_from_kinematics(const Model& model, Data& data);
 
-/// Factorizes data.M = Lᵀ D L in place into data.Mfact, exploiting the branch-induced
-/// sparsity (RBDA §6.5, Table 6.3 "LTDL"): only entries (i, λ(i)), (i, λ(λ(i))), … are touched.
+/// Factorizes data.M = Lᵀ D L into data.Mfact, exploiting the branch-induced sparsity
+/// (RBDA §6.5, Table 6.3 "LTDL"): only the ancestor entries are touched. Storage: D on the
+/// diagonal, L_ij (j an ancestor of i) at Mfact(j, i), i.e. Lᵀ in the strict upper triangle.
 /// Precondition: crba() was called. Throws std::runtime_error if a pivot is not positive.
 /// Cost O(n d²) at worst, no allocation.
 void factorize_mass_matrix(const Model& model, Data& data);

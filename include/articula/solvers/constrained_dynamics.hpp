@@ -54,8 +54,9 @@ struct ConstrainedWorkspace {
   VectorX rhs, sol;  ///< (nv + m)
   MatrixX Yt;        ///< (m × nv) (L⁻ᵀ Jᵀ)ᵀ
   MatrixX S;         ///< (m × m) Schur complement
+  MatrixX Sfact;     ///< (m × m) its Cholesky factor
   VectorX r;         ///< (m)
-  MatrixX Jt;        ///< (nv × m)
+  MatrixX Jt;        ///< (max(nv, m))² scratch: Jᵀ (null space), Yᵀ D⁻¹ (range space)
   MatrixX Z;         ///< (nv × nv) null-space basis storage
   MatrixX MZ, ZMZ;
   Eigen::PartialPivLU<MatrixX> lu;
