@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "articula/constraints/joint_lock.hpp"
 #include "articula/dynamics/jacobian.hpp"
 #include "articula/dynamics/kinematics.hpp"
 
@@ -97,10 +98,18 @@ int ConstraintSet::row_offset(const std::string& name) const {
 void ConstraintSet::resize() {
   dim_ = 0;
   int total = 0;
+  bool locks = true;
+  lock_dofs_.clear();
   for (const auto& e : entries_) {
     total += e.constraint->dim();
-    if (e.enabled) dim_ += e.constraint->dim();
+    if (!e.enabled) continue;
+    dim_ += e.constraint->dim();
+    if (const auto* lock = dynamic_cast<const JointLock*>(e.constraint.get()); lock && locks)
+      lock_dofs_.insert(lock_dofs_.end(), lock->dofs().begin(), lock->dofs().end());
+    else
+      locks = false;
   }
+  if (!locks || dim_ == 0) lock_dofs_.clear();
   // Sized for all registered constraints, so that enabling one does not reallocate.
   if (J_.rows() < total || J_.cols() != model_->nv) {
     J_.setZero(total, model_->nv);

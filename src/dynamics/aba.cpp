@@ -41,8 +41,6 @@ void spd_inverse(const Matrix6& A, int n, Matrix6& out) {
     }
 }
 
-}  // namespace
-
 // The articulated-body algorithm (RBDA §7.3, Table 7.1) carried out in world coordinates
 // (Carpentier & Mansard, "Analytical Derivatives of Rigid Body Dynamics Algorithms",
 // RSS 2018, §III; Featherstone RBDA §7.3 notes the recursion holds in any coordinates).
@@ -50,13 +48,10 @@ void spd_inverse(const Matrix6& A, int n, Matrix6& out) {
 // inertias and bias forces are summed into the parent without a coordinate transform
 // (the costly X* IA X⁻¹ of the body-frame form); the price is one rigid-inertia
 // transform per body in pass 1 and the world columns J_i = ⁰X_i S_i.
-ARTICULA_FLATTEN const VectorX& aba(const Model& model, Data& data, VectorRef q, VectorRef v, VectorRef tau,
-                                    std::span<const Force> f_ext) {
-  ARTICULA_CHECK_SIZE(q, model.nq);
-  ARTICULA_CHECK_SIZE(v, model.nv);
-  ARTICULA_CHECK_SIZE(tau, model.nv);
-  ARTICULA_CHECK(f_ext.empty() || f_ext.size() == static_cast<std::size_t>(model.njoints),
-                 "f_ext has " << f_ext.size() << " forces, expected 0 or " << model.njoints);
+template <bool Hybrid>
+ARTICULA_FLATTEN void aba_passes(const Model& model, Data& data, VectorRef q, VectorRef v, VectorRef tau,
+                                 std::span<const Force> f_ext, const char* prescribed, const double* qdd,
+                                 double* tau_required) {
   const int nb = model.njoints;
   MatrixX& J = data.J;
   // Pass 1 (root to leaves): placements, world columns J_i, world velocities
@@ -105,7 +100,21 @@ ARTICULA_FLATTEN const VectorX& aba(const Model& model, Data& data, VectorRef q,
     data.v[i] = data.oMi[i].act_inv(data.v[i]);
     Matrix6& IA = data.IA[i];
     const Vector6 pA = data.pA[i].vector();
-    if (ni == 1) {
+    if (Hybrid && prescribed[i]) {
+      // Known q̈_i (RBDA §9.2): the joint transmits the whole articulated inertia,
+      // Ia = IA, pa = pA + IA (c_i + J_i q̈_i); IA_i and pA_i stay for pass 3.
+      if (p != kWorld) {
+        Motion ci = data.a_gf[i];
+        for (int k = iv; k < iv + ni; ++k) {
+          ci.v += J.col(k).head<3>() * qdd[k];
+          ci.w += J.col(k).tail<3>() * qdd[k];
+        }
+        data.IA[p] += IA;
+        const Vector6 pa = pA + IA * ci.vector();
+        data.pA[p].f += pa.head<3>();
+        data.pA[p].n += pa.tail<3>();
+      }
+    } else if (ni == 1) {
       const auto s = J.col(iv);
       const Vector6 U = IA * s;
       const double Dinv = 1.0 / (s.dot(U) + model.armature[iv]);
@@ -150,6 +159,17 @@ ARTICULA_FLATTEN const VectorX& aba(const Model& model, Data& data, VectorRef q,
     const Index p = model.parents[i];
     Motion& a = data.a_gf[i];
     a += p == kWorld ? a0 : data.a_gf[p];
+    if (Hybrid && prescribed[i]) {
+      // τ_i = J_iᵀ (IA_i a_i + pA_i) + armature q̈_i: the force the joint must transmit.
+      for (int k = iv; k < iv + ni; ++k) {
+        data.ddq[k] = qdd[k];
+        a.v += J.col(k).head<3>() * qdd[k];
+        a.w += J.col(k).tail<3>() * qdd[k];
+      }
+      const Vector6 f = data.IA[i] * a.vector() + data.pA[i].vector();
+      for (int k = iv; k < iv + ni; ++k) tau_required[k] = J.col(k).dot(f) + model.armature[k] * qdd[k];
+      continue;
+    }
     const Vector6 av = a.vector();
     if (ni == 1) {
       const auto s = J.col(iv);
@@ -165,6 +185,34 @@ ARTICULA_FLATTEN const VectorX& aba(const Model& model, Data& data, VectorRef q,
   }
   // Accelerations back to body frames (a child needed its parent's world value above).
   for (Index i = 0; i < nb; ++i) data.a_gf[i] = data.oMi[i].act_inv(data.a_gf[i]);
+}
+
+}  // namespace
+
+const VectorX& aba(const Model& model, Data& data, VectorRef q, VectorRef v, VectorRef tau,
+                   std::span<const Force> f_ext) {
+  ARTICULA_CHECK_SIZE(q, model.nq);
+  ARTICULA_CHECK_SIZE(v, model.nv);
+  ARTICULA_CHECK_SIZE(tau, model.nv);
+  ARTICULA_CHECK(f_ext.empty() || f_ext.size() == static_cast<std::size_t>(model.njoints),
+                 "f_ext has " << f_ext.size() << " forces, expected 0 or " << model.njoints);
+  aba_passes<false>(model, data, q, v, tau, f_ext, nullptr, nullptr, nullptr);
+  return data.ddq;
+}
+
+const VectorX& aba_prescribed(const Model& model, Data& data, VectorRef q, VectorRef v, VectorRef tau,
+                              std::span<const char> prescribed, VectorRef qdd, Eigen::Ref<VectorX> tau_required,
+                              std::span<const Force> f_ext) {
+  ARTICULA_CHECK_SIZE(q, model.nq);
+  ARTICULA_CHECK_SIZE(v, model.nv);
+  ARTICULA_CHECK_SIZE(tau, model.nv);
+  ARTICULA_CHECK_SIZE(qdd, model.nv);
+  ARTICULA_CHECK_SIZE(tau_required, model.nv);
+  ARTICULA_CHECK(prescribed.size() == static_cast<std::size_t>(model.njoints),
+                 "prescribed has " << prescribed.size() << " entries, expected njoints = " << model.njoints);
+  ARTICULA_CHECK(f_ext.empty() || f_ext.size() == static_cast<std::size_t>(model.njoints),
+                 "f_ext has " << f_ext.size() << " forces, expected 0 or " << model.njoints);
+  aba_passes<true>(model, data, q, v, tau, f_ext, prescribed.data(), qdd.data(), tau_required.data());
   return data.ddq;
 }
 

@@ -35,7 +35,7 @@ void read_run_settings(Build& b) {
     n.rethrow([&] { o.validate(); });
   }
   if (const Node n = b.root.get("solver"); n.defined())
-    o.method = parse_method(n.one_of({"auto", "kkt", "range", "null"}));
+    o.method = parse_method(n.one_of({"auto", "kkt", "range", "null", "hybrid"}));
   const Node duration = b.root.need("duration", "the simulated time [s], a number > 0");
   b.scenario.duration = duration.positive();
   if (b.overrides.duration) {

@@ -8,6 +8,8 @@
 #include "articula/common/check.hpp"
 #include "articula/dynamics/aba.hpp"
 #include "articula/dynamics/crba.hpp"
+#include "articula/dynamics/jacobian.hpp"
+#include "articula/dynamics/kinematics.hpp"
 #include "articula/dynamics/rnea.hpp"
 #include "methods.hpp"
 
@@ -23,6 +25,8 @@ std::string to_string(ConstrainedMethod method) {
       return "range";
     case ConstrainedMethod::NullSpace:
       return "null";
+    case ConstrainedMethod::Hybrid:
+      return "hybrid";
   }
   return "?";
 }
@@ -32,7 +36,9 @@ ConstrainedMethod parse_method(const std::string& text) {
   if (text == "kkt") return ConstrainedMethod::Kkt;
   if (text == "range" || text == "range_space") return ConstrainedMethod::RangeSpace;
   if (text == "null" || text == "null_space") return ConstrainedMethod::NullSpace;
-  throw std::invalid_argument("unknown constrained-dynamics method '" + text + "' (expected auto, kkt, range or null)");
+  if (text == "hybrid") return ConstrainedMethod::Hybrid;
+  throw std::invalid_argument("unknown constrained-dynamics method '" + text +
+                              "' (expected auto, kkt, range, null or hybrid)");
 }
 
 std::string to_string(SolveStatus status) {
@@ -52,6 +58,8 @@ std::string to_string(SolveStatus status) {
 }
 
 ConstrainedWorkspace::ConstrainedWorkspace(const Model& model, int max_rows) : nv(model.nv) {
+  prescribed.assign(static_cast<std::size_t>(model.njoints), 0);
+  qdd.setZero(nv);
   b.setZero(nv);
   a_free.setZero(nv);
   Z.setZero(nv, nv);
@@ -180,6 +188,7 @@ SolveReport solve(const Model& model, Data& data, ConstrainedWorkspace& ws, cons
   }
   ws.reserve(m);
   if (method == ConstrainedMethod::Auto) method = choose_method(model, m);
+  if (method == ConstrainedMethod::Hybrid) method = ConstrainedMethod::RangeSpace;  // explicit rows: no lock structure
   if (m == 0 && method == ConstrainedMethod::Auto) {
     aba(model, data, q, v, tau, f_ext);
     report.method = ConstrainedMethod::Auto;
@@ -236,12 +245,73 @@ SolveReport solve_constrained(const Model& model, Data& data, ConstrainedWorkspa
   return solve(model, data, ws, J, gamma, q, v, tau, f_ext, method, Dynamics::Compute);
 }
 
+namespace {
+
+// Joint locks only: hybrid dynamics (aba_prescribed). Returns false, with nothing written,
+// when a dof is locked twice (dependent rows: left to the rank-revealing methods).
+bool solve_locks(const Model& model, Data& data, ConstrainedWorkspace& ws, ConstraintSet& set, VectorRef q, VectorRef v,
+                 VectorRef tau, std::span<const Force> f_ext, SolveReport& report) {
+  const std::vector<int>& dofs = set.lock_dofs();
+  const auto gamma = set.gamma();
+  const int m = static_cast<int>(dofs.size());
+  std::fill(ws.prescribed.begin(), ws.prescribed.end(), 0);
+  for (int r = 0; r < m; ++r) {
+    const auto joint = static_cast<std::size_t>(model.dof_joint[static_cast<std::size_t>(dofs[r])]);
+    if (ws.prescribed[joint])  // a second dof of a multi-dof joint, or the same dof locked twice
+      for (int k = 0; k < r; ++k)
+        if (dofs[k] == dofs[r]) return false;
+    ws.prescribed[joint] = 1;
+    ws.qdd[dofs[r]] = -gamma[r];
+  }
+  report = SolveReport{};
+  report.rows = m;
+  report.rank = m;
+  report.method = ConstrainedMethod::Hybrid;
+  if (!q.allFinite() || !v.allFinite() || !tau.allFinite() || !gamma.allFinite()) {
+    report.status = SolveStatus::NonFinite;
+    report.message = "non-finite q, v, τ or constraint rows";
+    return true;
+  }
+  ws.reserve(m);
+  aba_prescribed(model, data, q, v, tau, ws.prescribed, ws.qdd, ws.b, f_ext);
+  for (int r = 0; r < m; ++r) ws.lambda[r] = ws.b[dofs[r]] - tau[dofs[r]];
+  if (!data.ddq.allFinite() || !ws.lambda.head(m).allFinite()) {
+    report.status = SolveStatus::NonFinite;
+    report.message = "the solve produced a non-finite acceleration or multiplier";
+    return true;
+  }
+  double residual = 0.0;
+  for (int r = 0; r < m; ++r) residual = std::max(residual, std::abs(data.ddq[dofs[r]] + gamma[r]));
+  report.residual = residual;
+  return true;
+}
+
+}  // namespace
+
 SolveReport constrained_forward_dynamics(const Model& model, Data& data, ConstrainedWorkspace& ws, ConstraintSet& set,
                                          VectorRef q, VectorRef v, VectorRef tau, std::span<const Force> f_ext,
                                          ConstrainedMethod method) {
   const bool kinematics = set.compute_rows(model, data, q, v);
+  if ((method == ConstrainedMethod::Auto || method == ConstrainedMethod::Hybrid) && !set.lock_dofs().empty()) {
+    ARTICULA_CHECK_SIZE(tau, model.nv);
+    SolveReport report;
+    if (solve_locks(model, data, ws, set, q, v, tau, f_ext, report)) {
+      if (report.ok()) set.lambda() = ws.lambda.head(set.dim());
+      return report;
+    }
+  }
+  if (method == ConstrainedMethod::Hybrid) method = ConstrainedMethod::RangeSpace;
+  // The solve reuses the kinematics of the rows; rows that needed none (joint locks) get
+  // the same single pass here, unless ABA will run (no rows, Auto).
+  const bool aba_only = set.dim() == 0 && method == ConstrainedMethod::Auto;
+  bool have = kinematics;
+  if (!have && !aba_only && q.size() == model.nq && v.size() == model.nv && q.allFinite() && v.allFinite()) {
+    forward_kinematics_bias(model, data, q, v);
+    update_joint_jacobians(model, data);
+    have = true;
+  }
   const SolveReport report = solve(model, data, ws, set.J(), set.gamma(), q, v, tau, f_ext, method,
-                                   kinematics ? Dynamics::FromKinematics : Dynamics::Compute);
+                                   have ? Dynamics::FromKinematics : Dynamics::Compute);
   if (report.ok() || report.status == SolveStatus::Inconsistent) set.lambda() = ws.lambda.head(set.dim());
   return report;
 }

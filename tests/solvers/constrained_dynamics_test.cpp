@@ -107,6 +107,60 @@ INSTANTIATE_TEST_SUITE_P(Models, SolversAgree,
                                            Combo{"talos", talos_base_lock}, Combo{"rx130_standin", rx_weld_lock}),
                          [](const auto& info) { return info.param.model + "_" + std::to_string(info.index); });
 
+// Joint locks only: Auto takes hybrid dynamics (ABA with the locked accelerations given,
+// RBDA §9.2) and must agree with the range-space solve of the same unit rows, Baumgarte
+// terms, armature and external forces included; a dof locked twice falls back.
+TEST(ConstrainedDynamics, HybridLocksEqualRangeSpace) {
+  for (const auto& mc : test::all_models()) {
+    Model model = test::load(mc);
+    test::add_armature(model);
+    Data data(model);
+    ConstraintSet set(model);
+    std::vector<std::string> names;
+    for (Index j = 0; j < model.njoints; ++j)
+      if (model.nv_joint[j] > 0) names.push_back(model.joint_names[j]);
+    set.add(std::make_shared<JointLock>(model, "first", std::vector<std::string>{names.front()}));
+    set.add(
+        std::make_shared<JointLock>(model, "pair", std::vector<std::string>{names[names.size() / 2], names.back()}));
+    ConstrainedWorkspace ws(model);
+    std::mt19937 rng(11);
+    for (int trial = 0; trial < 4; ++trial) {
+      const VectorX q0 = random_configuration(model, rng);
+      for (const auto& name : set.names()) set.disable(name), set.enable(name);
+      VectorX zero = VectorX::Zero(model.nv);
+      set.compute_rows(model, data, q0, zero);  // references at q0
+      // Evaluate slightly away from the reference: non-zero position errors and rates.
+      const VectorX q = integrate(model, q0, test::random_vector(model.nv, rng, 0.05), 1.0);
+      const VectorX v = test::random_vector(model.nv, rng);
+      const VectorX tau = test::random_vector(model.nv, rng, 5.0);
+      std::vector<Force> f_ext(static_cast<std::size_t>(model.njoints));
+      for (auto& f : f_ext) f = Force::from(test::random_vector(6, rng));
+      const SolveReport hybrid = constrained_forward_dynamics(model, data, ws, set, q, v, tau, f_ext);
+      ASSERT_TRUE(hybrid.ok()) << mc.name << ": " << hybrid.message;
+      EXPECT_EQ(hybrid.method, ConstrainedMethod::Hybrid) << mc.name;
+      EXPECT_LT(hybrid.residual, 1e-12) << mc.name;
+      const VectorX ddq = data.ddq, lambda = set.lambda();
+      const SolveReport range =
+          constrained_forward_dynamics(model, data, ws, set, q, v, tau, f_ext, ConstrainedMethod::RangeSpace);
+      ASSERT_TRUE(range.ok()) << mc.name;
+      EXPECT_LT(test::rel_err(ddq, data.ddq), 1e-9) << mc.name;
+      EXPECT_LT(test::rel_err(lambda, set.lambda()), 1e-9) << mc.name;
+      EXPECT_GT(set.gamma().cwiseAbs().maxCoeff(), 1e-3) << mc.name << ": Baumgarte terms exercised";
+    }
+    // The same joint locked twice: dependent rows, left to the rank-revealing range space.
+    set.add(std::make_shared<JointLock>(model, "again", std::vector<std::string>{names.front()}));
+    std::mt19937 rng2(5);
+    const VectorX q = random_configuration(model, rng2), v = test::random_vector(model.nv, rng2);
+    for (const auto& name : set.names()) set.disable(name), set.enable(name);  // one reference for both
+    const SolveReport rep = constrained_forward_dynamics(model, data, ws, set, q, v, VectorX::Zero(model.nv));
+    EXPECT_TRUE(rep.ok()) << mc.name << ": " << rep.message;
+    EXPECT_NE(rep.method, ConstrainedMethod::Hybrid) << mc.name;
+    EXPECT_EQ(rep.status, SolveStatus::Redundant) << mc.name;
+  }
+  EXPECT_EQ(parse_method("hybrid"), ConstrainedMethod::Hybrid);
+  EXPECT_EQ(to_string(ConstrainedMethod::Hybrid), "hybrid");
+}
+
 TEST(ConstrainedDynamics, NoConstraintEqualsAba) {
   const Model model = load_urdf(test::model_path("talos_reduced"), BaseType::Floating);
   Data data(model);

@@ -55,6 +55,9 @@ class ConstraintSet {
   auto gamma() const { return gamma_.head(dim_); }
   auto drift() const { return drift_.head(dim_); }
   auto error() const { return error_.head(dim_); }
+  /// When every enabled constraint is a JointLock: the locked dof of each row, in row order
+  /// (the rows are unit rows e_dofᵀ); empty otherwise. Lets the solvers use hybrid dynamics.
+  const std::vector<int>& lock_dofs() const { return lock_dofs_; }
   /// Multipliers of every enabled constraint (m), written by the solvers.
   Eigen::VectorBlock<VectorX> lambda() { return lambda_.head(dim_); }
   auto lambda() const { return lambda_.head(dim_); }
@@ -76,6 +79,7 @@ class ConstraintSet {
   int dim_ = 0;
   MatrixX J_;
   VectorX gamma_, drift_, error_, lambda_, jv_;
+  std::vector<int> lock_dofs_;
 };
 
 }  // namespace articula

@@ -23,4 +23,14 @@ namespace articula {
 const VectorX& aba(const Model& model, Data& data, VectorRef q, VectorRef v, VectorRef tau,
                    std::span<const Force> f_ext = {});
 
+/// Hybrid dynamics (RBDA §9.2): ABA in which the joints with prescribed[i] ≠ 0 (per joint,
+/// model.njoints entries) move with the given accelerations qdd (their dofs' entries; the
+/// others are ignored) and the rest follow from τ. Writes data.ddq (the prescribed entries
+/// copied) and, for the prescribed dofs only, tau_required = the joint forces that produce
+/// those accelerations (armature included): τ_required − τ is the constraint force of a
+/// lock. A joint lock with Baumgarte terms is q̈_l = −γ_l. Cost O(n), no allocation.
+const VectorX& aba_prescribed(const Model& model, Data& data, VectorRef q, VectorRef v, VectorRef tau,
+                              std::span<const char> prescribed, VectorRef qdd, Eigen::Ref<VectorX> tau_required,
+                              std::span<const Force> f_ext = {});
+
 }  // namespace articula

@@ -17,9 +17,10 @@ enum class ConstrainedMethod {
   Kkt,         ///< the full (nv + m) system [M Jᵀ; J 0]
   RangeSpace,  ///< tree-sparse M = LᵀDL, then the Schur complement J M⁻¹ Jᵀ (m × m)
   NullSpace,   ///< a basis Z of ker J, the reduced system Zᵀ M Z ((nv − r) × (nv − r))
+  Hybrid,      ///< joint locks only: ABA with the locked joints' accelerations prescribed (RBDA §9.2)
 };
 std::string to_string(ConstrainedMethod method);
-/// "auto", "kkt", "range", "null" (also "range_space", "null_space"); throws std::invalid_argument.
+/// "auto", "kkt", "range", "null", "hybrid" (also "range_space", "null_space"); throws std::invalid_argument.
 ConstrainedMethod parse_method(const std::string& text);
 
 enum class SolveStatus {
@@ -47,17 +48,19 @@ struct ConstrainedWorkspace {
   ConstrainedWorkspace(const Model& model, int max_rows = 24);
   void reserve(int rows);
   int nv;
-  VectorX b;         ///< (nv) τ − h + Σ Jᵀ f_ext
-  VectorX lambda;    ///< (m) multipliers of the last solve
-  VectorX a_free;    ///< (nv) scratch of the methods (range space: D⁻¹ L⁻ᵀ b)
-  MatrixX K;         ///< KKT matrix (nv + m)²
-  VectorX rhs, sol;  ///< (nv + m)
-  MatrixX Yt;        ///< (m × nv) (L⁻ᵀ Jᵀ)ᵀ
-  MatrixX S;         ///< (m × m) Schur complement
-  MatrixX Sfact;     ///< (m × m) its Cholesky factor
-  VectorX r;         ///< (m)
-  MatrixX Jt;        ///< (max(nv, m))² scratch: Jᵀ (null space), Yᵀ D⁻¹ (range space)
-  MatrixX Z;         ///< (nv × nv) null-space basis storage
+  VectorX b;                     ///< (nv) τ − h + Σ Jᵀ f_ext
+  VectorX lambda;                ///< (m) multipliers of the last solve
+  VectorX a_free;                ///< (nv) scratch of the methods (range space: D⁻¹ L⁻ᵀ b)
+  MatrixX K;                     ///< KKT matrix (nv + m)²
+  VectorX rhs, sol;              ///< (nv + m)
+  MatrixX Yt;                    ///< (m × nv) (L⁻ᵀ Jᵀ)ᵀ
+  MatrixX S;                     ///< (m × m) Schur complement
+  MatrixX Sfact;                 ///< (m × m) its Cholesky factor
+  VectorX r;                     ///< (m)
+  MatrixX Jt;                    ///< (max(nv, m))² scratch: Jᵀ (null space), Yᵀ D⁻¹ (range space)
+  MatrixX Z;                     ///< (nv × nv) null-space basis storage
+  std::vector<char> prescribed;  ///< (njoints) hybrid method: joints whose acceleration is given
+  VectorX qdd;                   ///< (nv) hybrid method: the given accelerations
   MatrixX MZ, ZMZ;
   Eigen::PartialPivLU<MatrixX> lu;
   Eigen::LDLT<MatrixX> ldlt;
@@ -76,7 +79,10 @@ SolveReport solve_constrained(const Model& model, Data& data, ConstrainedWorkspa
                               ConstrainedMethod method = ConstrainedMethod::Auto);
 
 /// The rows of the enabled constraints of `set` at (q, v) (with Baumgarte terms), then
-/// solve_constrained(); the multipliers are stored in set.lambda().
+/// solve_constrained(); the multipliers are stored in set.lambda(). When every enabled
+/// constraint is a JointLock, Auto (and Hybrid) use hybrid dynamics: aba_prescribed() with
+/// q̈_locked = −γ and λ = τ_required − τ on the locked dofs (one O(n) pass, M never formed);
+/// Hybrid on any other set falls back to the range-space method (report.method says which).
 SolveReport constrained_forward_dynamics(const Model& model, Data& data, ConstrainedWorkspace& ws, ConstraintSet& set,
                                          VectorRef q, VectorRef v, VectorRef tau, std::span<const Force> f_ext = {},
                                          ConstrainedMethod method = ConstrainedMethod::Auto);
