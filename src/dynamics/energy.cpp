@@ -5,25 +5,44 @@
 
 namespace articula {
 
-double kinetic_energy(const Model& model, Data& data, VectorRef q, VectorRef v) {
-  forward_kinematics(model, data, q, v);
+namespace {
+
+// T = Σ ½ v_iᵀ I_i v_i (body frame, data.v) + ½ Σ armature_k v_k².
+double kinetic_from_velocities(const Model& model, const Data& data, VectorRef v) {
   double T = 0.0;
   for (Index i = 0; i < model.njoints; ++i) T += model.inertias[i].kinetic_energy(data.v[i]);
-  T += 0.5 * (model.armature.array() * v.array().square()).sum();
-  data.kinetic_energy = T;
-  return T;
+  return T + 0.5 * (model.armature.array() * v.array().square()).sum();
+}
+
+// V = −Σ m_i gᵀ c_i with m gᵀ c_world = gᵀ (R h + m p) (data.oMi).
+double potential_from_placements(const Model& model, const Data& data) {
+  double V = 0.0;
+  for (Index i = 0; i < model.njoints; ++i) {
+    const Inertia& I = model.inertias[i];
+    V -= model.gravity.v.dot(data.oMi[i].R * I.h + I.m * data.oMi[i].p);
+  }
+  return V;
+}
+
+}  // namespace
+
+double kinetic_energy(const Model& model, Data& data, VectorRef q, VectorRef v) {
+  forward_kinematics(model, data, q, v);
+  data.kinetic_energy = kinetic_from_velocities(model, data, v);
+  return data.kinetic_energy;
 }
 
 double potential_energy(const Model& model, Data& data, VectorRef q) {
   forward_kinematics(model, data, q);
-  double V = 0.0;
-  for (Index i = 0; i < model.njoints; ++i) {
-    const Inertia& I = model.inertias[i];
-    // m gᵀ c_world = gᵀ (R h + m p).
-    V -= model.gravity.v.dot(data.oMi[i].R * I.h + I.m * data.oMi[i].p);
-  }
-  data.potential_energy = V;
-  return V;
+  data.potential_energy = potential_from_placements(model, data);
+  return data.potential_energy;
+}
+
+double mechanical_energy(const Model& model, Data& data, VectorRef q, VectorRef v) {
+  forward_kinematics(model, data, q, v);
+  data.kinetic_energy = kinetic_from_velocities(model, data, v);
+  data.potential_energy = potential_from_placements(model, data);
+  return data.kinetic_energy + data.potential_energy;
 }
 
 const Vector3& center_of_mass(const Model& model, Data& data, VectorRef q) {

@@ -212,7 +212,8 @@ class CsvLog final : public LogSink {
                            (state_ == State::New ? "() before begin()" : "() after finish()"));
   }
 
-  // Written to a temporary file renamed over the old one: a reader sees one version or the other, whole.
+  // Written to a temporary file, then renamed to the status path: a reader sees a whole version
+  // (or, for the instant between unlink and rename, none).
   void write_status(const LogStatus& s, bool final) const {
     const bool plain = !s.status.empty() &&
                        s.status.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
@@ -230,6 +231,9 @@ class CsvLog final : public LogSink {
       file.open(tmp);
       file.write(text);
     }
+    // The old file is unlinked first: renaming over an existing file makes ext4 (auto_da_alloc)
+    // write the new one to disk synchronously, which cost ~5 % of a short logged run.
+    ::unlink(status_path_.c_str());
     if (std::rename(tmp.c_str(), status_path_.c_str()) != 0) throw file_error("replace", status_path_, errno);
   }
 

@@ -277,9 +277,8 @@ void Simulator::Impl::fill_row(Simulator& sim, double kinetic, double potential)
 }
 
 void Simulator::Impl::log_sample(Simulator& sim, RunResult& result) {
-  const double kinetic = articula::kinetic_energy(*model, aux, sim.q_, sim.v_);
-  const double potential = articula::potential_energy(*model, aux, sim.q_);
-  fill_row(sim, kinetic, potential);
+  articula::mechanical_energy(*model, aux, sim.q_, sim.v_);
+  fill_row(sim, aux.kinetic_energy, aux.potential_energy);
   const std::span<const double> values(row.data(), static_cast<std::size_t>(row.size()));
   for (auto& sink : sinks) sink->append(values);
   if (sim.options_.record_samples) result.samples.push_back(row);

@@ -8,6 +8,8 @@ namespace articula {
 double kinetic_energy(const Model& model, Data& data, VectorRef q, VectorRef v);
 /// V = −Σ m_i gᵀ c_i (zero at the world origin). Computes forward kinematics. Cost O(n).
 double potential_energy(const Model& model, Data& data, VectorRef q);
+/// Both, from one kinematics pass: data.kinetic_energy, data.potential_energy; returns their sum.
+double mechanical_energy(const Model& model, Data& data, VectorRef q, VectorRef v);
 /// Centre of mass in the world into data.com (and data.mass). Cost O(n).
 const Vector3& center_of_mass(const Model& model, Data& data, VectorRef q);
 /// 3 × nv Jacobian of the centre of mass (world axes) into data.Jcom, with data.com.
