@@ -158,7 +158,7 @@ Command add_run_command(CLI::App& app) {
   sub->add_option("--format", o->format, "One log in this format instead of the file's outputs")
       ->check(CLI::IsMember({"csv", "hdf5", "h5"}));
   sub->add_option("--jump", o->jump, "Jump form of every constraint activation (consistent: momentum-balanced)")
-      ->check(CLI::IsMember({"consistent", "naive", "none", "full", "projector", "minimal", "locks"}));
+      ->check(CLI::IsMember({"consistent", "naive", "none", "full", "range", "projector", "minimal", "locks"}));
   sub->add_option("--duration", o->duration, "Simulated time [s] instead of the file's");
   sub->add_flag("-q,--quiet", o->quiet, "No progress bar; print only the status and the log files");
   return [o] { return run(*o); };

@@ -244,7 +244,8 @@ EventAction read_action(const Build& b, const Node& n) {
 }  // namespace
 
 JumpForm jump_named(const Node& at) {
-  const std::string s = at.one_of({"consistent", "auto", "naive", "none", "full", "projector", "minimal", "locks"});
+  const std::string s =
+      at.one_of({"consistent", "auto", "naive", "none", "full", "range", "projector", "minimal", "locks"});
   return s == "consistent" ? JumpForm::Auto : parse_jump_form(s);
 }
 

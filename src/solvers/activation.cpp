@@ -10,6 +10,7 @@
 #include "articula/constraints/joint_lock.hpp"
 #include "articula/dynamics/crba.hpp"
 #include "dense_solve.hpp"
+#include "methods.hpp"
 
 namespace articula {
 
@@ -19,6 +20,8 @@ std::string to_string(JumpForm form) {
       return "auto";
     case JumpForm::Full:
       return "full";
+    case JumpForm::Range:
+      return "range";
     case JumpForm::Projector:
       return "projector";
     case JumpForm::Minimal:
@@ -34,12 +37,12 @@ std::string to_string(JumpForm form) {
 }
 
 JumpForm parse_jump_form(const std::string& text) {
-  for (JumpForm f : {JumpForm::Auto, JumpForm::Full, JumpForm::Projector, JumpForm::Minimal, JumpForm::Locks,
-                     JumpForm::Naive, JumpForm::None})
+  for (JumpForm f : {JumpForm::Auto, JumpForm::Full, JumpForm::Range, JumpForm::Projector, JumpForm::Minimal,
+                     JumpForm::Locks, JumpForm::Naive, JumpForm::None})
     if (text == to_string(f)) return f;
   if (text == "consistent") return JumpForm::Auto;
   throw std::invalid_argument("unknown jump form '" + text +
-                              "' (expected auto/consistent, full, projector, minimal, locks, naive or none)");
+                              "' (expected auto/consistent, full, range, projector, minimal, locks, naive or none)");
 }
 
 const VectorX& JumpResult::Lambda_of(const std::string& name) const {
@@ -77,6 +80,37 @@ void jump_full(const MatrixX& M, const MatrixX& J, const VectorX& U, const Vecto
   rank = detail::solve_square(K, rhs, sol) - n;
   dv = sol.head(n);
   Lambda = sol.tail(m);
+}
+
+// The full system in range-space form (Nocedal & Wright §16.2), on the tree-sparse
+// M = LᵀDL (RBDA §6.5): from MΔv + JᵀΛ = U and JΔv = c,
+//   S Λ = J M⁻¹ U − c,  S = J M⁻¹ Jᵀ = Yᵀ D⁻¹ Y (Y = L⁻ᵀ Jᵀ),  Δv = M⁻¹ (U − Jᵀ Λ).
+// Dependent rows: S is singular, Λ minimum-norm, Δv still unique. Returns false if M is not
+// positive definite.
+bool jump_range(const Model& model, Data& data, const MatrixX& J, const VectorX& U, const VectorX& c, VectorX& dv,
+                VectorX& Lambda, int& rank) {
+  const int m = static_cast<int>(J.rows());
+  try {
+    factorize_mass_matrix(model, data);
+  } catch (const std::exception&) {
+    return false;
+  }
+  const VectorX& Dinv = data.Dinv_fact;
+  VectorX w = U;  // D⁻¹ L⁻ᵀ U
+  solve_mass_lt(model, data, w);
+  w.array() *= Dinv.array();
+  MatrixX Yt = J;
+  solve_mass_lt_transposed(model, data, Yt);
+  MatrixX S = Yt * Dinv.asDiagonal() * Yt.transpose();
+  const VectorX r = Yt * w - c;
+  MatrixX L(m, m);
+  Eigen::LDLT<MatrixX> ldlt;
+  Lambda.resize(m);
+  rank = detail::solve_psd(S, r, Lambda, L, ldlt);
+  dv = w;
+  dv.noalias() -= Dinv.asDiagonal() * (Yt.transpose() * Lambda);
+  solve_mass_l(model, data, dv);
+  return true;
 }
 
 // Projector form in redundant coordinates: with P₁ = 1 − J₁⁺J₁ (Euclidean projector on ker J₁),
@@ -154,7 +188,7 @@ void jump_locks(const MatrixX& M, const std::vector<int>& locked, const VectorX&
 
 }  // namespace
 
-JumpResult velocity_jump(const Model& model, const Data& data, const Eigen::Ref<const MatrixX>& J1,
+JumpResult velocity_jump(const Model& model, Data& data, const Eigen::Ref<const MatrixX>& J1,
                          const Eigen::Ref<const MatrixX>& J2, VectorRef v_minus, const JumpOptions& options,
                          const std::vector<int>& locked) {
   const int n = model.nv, m1 = static_cast<int>(J1.rows()), m2 = static_cast<int>(J2.rows()), m = m1 + m2;
@@ -180,9 +214,10 @@ JumpResult velocity_jump(const Model& model, const Data& data, const Eigen::Ref<
   const VectorX c = -(1.0 + e) * (J * v_minus);
   JumpForm form = options.form;
   const bool all_locks = static_cast<int>(locked.size()) == m && m > 0;
-  // Measured (benchmarks/README.md, bench_activation): the full form beat the projector and
-  // minimal forms on every case, also with persistent rows.
-  if (form == JumpForm::Auto) form = all_locks ? JumpForm::Locks : JumpForm::Full;
+  // Measured (benchmarks/README.md, bench_activation): the range-space form of the full
+  // system beat the dense full, projector and minimal forms on every case, also with
+  // persistent rows; lock-only sets take the locks form.
+  if (form == JumpForm::Auto) form = all_locks ? JumpForm::Locks : JumpForm::Range;
   if (form == JumpForm::Locks && !all_locks) {
     res.status = SolveStatus::Singular;
     res.message = "the locks form needs every active row to be a joint lock";
@@ -196,6 +231,14 @@ JumpResult velocity_jump(const Model& model, const Data& data, const Eigen::Ref<
   switch (form) {
     case JumpForm::Full:
       jump_full(M, J, U, c, dv, Lambda, res.rank);
+      break;
+    case JumpForm::Range:
+      if (!jump_range(model, data, J, U, c, dv, Lambda, res.rank)) {
+        res.status = SolveStatus::Singular;
+        res.message = "M is not positive definite (massless branch?)";
+        res.v_plus = v_minus;
+        return res;
+      }
       break;
     case JumpForm::Projector:
     case JumpForm::Minimal:
@@ -231,7 +274,7 @@ JumpResult velocity_jump(const Model& model, const Data& data, const Eigen::Ref<
   }
   res.v_plus = v_minus + dv;
   res.Lambda = Lambda;
-  if (form != JumpForm::Full) {
+  if (form != JumpForm::Full && form != JumpForm::Range) {
     const Eigen::CompleteOrthogonalDecomposition<MatrixX> cod(J);
     res.rank = static_cast<int>(cod.rank());
   }

@@ -17,8 +17,9 @@
 namespace articula {
 
 enum class JumpForm {
-  Auto,       ///< JointLocks only → Locks; otherwise Full (measured fastest, docs/activation.md)
-  Full,       ///< the KKT system over all active rows, size nv + m
+  Auto,       ///< JointLocks only → Locks; otherwise Range (measured fastest, docs/activation.md)
+  Full,       ///< the KKT system over all active rows, size nv + m, dense LU
+  Range,      ///< the same system in range-space form: tree-sparse LᵀDL of M, Schur complement (m × m)
   Projector,  ///< impulse balance projected on ker J₁ (persistent rows), size nv + m₂
   Minimal,    ///< Voronets form: Δv = F₁ Δy, J₁F₁ = 0, size nv − m₁ + m₂
   Locks,      ///< selection rows of joint locks: only the free block M_FF is solved
@@ -26,7 +27,7 @@ enum class JumpForm {
   None,       ///< no jump: v⁺ = v⁻ (the constraint is then violated at velocity level)
 };
 std::string to_string(JumpForm form);
-/// "auto", "full", "projector", "minimal", "locks", "naive", "none"; throws std::invalid_argument.
+/// "auto", "full", "range", "projector", "minimal", "locks", "naive", "none"; throws std::invalid_argument.
 JumpForm parse_jump_form(const std::string& text);
 
 struct JumpOptions {
@@ -54,11 +55,12 @@ struct JumpResult {
 };
 
 /// The jump with explicit rows: J1 (m₁ × nv) persistent rows that v⁻ already satisfies,
-/// J2 (m₂ × nv) the rows being activated. M is taken from data.M: call crba(q) first.
+/// J2 (m₂ × nv) the rows being activated. M is taken from data.M: call crba(q) first (the
+/// range form writes its factorization into data.Mfact / data.Dinv_fact).
 /// `locked` lists the dofs of joint-lock rows (used only by JumpForm::Locks / Naive: rows of
 /// J1 and J2 must then all be selection rows, in that order). Never throws for numerical
 /// trouble (the status says); throws std::invalid_argument for inconsistent sizes.
-JumpResult velocity_jump(const Model& model, const Data& data, const Eigen::Ref<const MatrixX>& J1,
+JumpResult velocity_jump(const Model& model, Data& data, const Eigen::Ref<const MatrixX>& J1,
                          const Eigen::Ref<const MatrixX>& J2, VectorRef v_minus, const JumpOptions& options = {},
                          const std::vector<int>& locked = {});
 
