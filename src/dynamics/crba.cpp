@@ -16,12 +16,11 @@ namespace {
 
 // Pass 2 (leaves to root), given ⁰I_i in data.Ycrb and the world columns in data.J: when i is
 // reached, ⁰Iᶜ_i holds its whole subtree. F = ⁰Iᶜ_i J_i,k; H_kk = J_kᵀ F + armature_k;
-// H_jk = H_kj = J_jᵀ F for the ancestor dofs j of k (model.dof_parent chain, which also visits
-// the earlier dofs of a multi-dof joint).
+// H_jk = H_kj = J_jᵀ F for the ancestor dofs j of k (which include the earlier dofs of a
+// multi-dof joint).
 ARTICULA_FLATTEN void composite_pass(const Model& model, Data& data) {
   const MatrixX& J = data.J;
   MatrixX& M = data.M;
-  const auto& lambda = model.dof_parent;
   for (Index i = model.njoints - 1; i >= 0; --i) {
     const int iv = model.idx_v[i], ni = model.nv_joint[i];
     const Inertia& Ic = data.Ycrb[i];
@@ -30,11 +29,17 @@ ARTICULA_FLATTEN void composite_pass(const Model& model, Data& data) {
       const Motion sk{s.head<3>(), s.tail<3>()};
       const Force F = Ic * sk;
       M(k, k) = sk.dot(F) + model.armature[k];
-      for (int j = lambda[k]; j >= 0; j = lambda[j]) {
-        const auto sj = J.col(j);
-        const double Hjk = sj.head<3>().dot(F.f) + sj.tail<3>().dot(F.n);
-        M(j, k) = Hjk;
-        M(k, j) = Hjk;
+      // The ancestors by runs of consecutive dofs (model.ancestor_runs): the loop index is
+      // arithmetic, not a chain of loads through λ, so the dot products overlap.
+      const int* run = model.ancestor_runs.data() + 2 * model.run_offset[k];
+      const int* run_end = model.ancestor_runs.data() + 2 * model.run_offset[k + 1];
+      for (; run != run_end; run += 2) {
+        for (int j = run[1]; j >= run[0]; --j) {
+          const auto sj = J.col(j);
+          const double Hjk = sj.head<3>().dot(F.f) + sj.tail<3>().dot(F.n);
+          M(j, k) = Hjk;
+          M(k, j) = Hjk;
+        }
       }
     }
     const Index p = model.parents[i];

@@ -73,6 +73,19 @@ ARTICULA_ALWAYS_INLINE void joint_world_subspace(const Model& model, Index i, co
     }
     return;
   }
+  if (t == JointType::FreeFlyer) {
+    // S = 1₆: translations along the body axes [R e_k; 0], rotations about them through the
+    // body origin [p × R e_k; R e_k].
+    for (int k = 0; k < 3; ++k) {
+      auto lin = J.col(iv + k);
+      lin.head<3>() = oMi.R.col(k);
+      lin.tail<3>().setZero();
+      auto ang = J.col(iv + 3 + k);
+      ang.head<3>() = oMi.p.cross(oMi.R.col(k));
+      ang.tail<3>() = oMi.R.col(k);
+    }
+    return;
+  }
   oMi.act_motions(model.S.middleCols(iv, model.nv_joint[i]), J.middleCols(iv, model.nv_joint[i]));
 }
 
