@@ -1,5 +1,6 @@
 // bench_activation: the velocity jump at constraint activation (docs/activation.md) in each
-// of its forms — full KKT, projector, minimal (Voronets), joint locks, naive — on the robots of
+// of its forms — full KKT (dense LU), range space (tree-sparse LᵀDL of M + Schur complement),
+// projector, minimal (Voronets), joint locks, naive — on the robots of
 // models/, with the same 256 random states (fixed seed, the states of bench_dynamics, the
 // persistent rows' velocities projected so that J₁ v⁻ = 0). See README.md beside this file.
 //
@@ -99,17 +100,20 @@ struct FormRow {
   JumpForm form;
 };
 constexpr FormRow kForms[] = {
-    {"full", JumpForm::Full},   {"projector", JumpForm::Projector}, {"minimal", JumpForm::Minimal},
-    {"locks", JumpForm::Locks}, {"naive", JumpForm::Naive},
+    {"full", JumpForm::Full},       {"range", JumpForm::Range}, {"projector", JumpForm::Projector},
+    {"minimal", JumpForm::Minimal}, {"locks", JumpForm::Locks}, {"naive", JumpForm::Naive},
 };
-constexpr JumpForm kConsistent[] = {JumpForm::Full, JumpForm::Projector, JumpForm::Minimal, JumpForm::Locks};
+constexpr JumpForm kConsistent[] = {JumpForm::Full, JumpForm::Range, JumpForm::Projector, JumpForm::Minimal,
+                                    JumpForm::Locks};
 
 struct Case {
   const CaseSpec* spec = nullptr;
   articula::Model model;
-  std::unique_ptr<articula::Data> data;              // the one the timed "with crba + rows" calls use
-  std::vector<std::unique_ptr<articula::Data>> pre;  // per state: data.M from crba(q_i) ("without")
-  std::vector<MatrixX> J;                            // per state: the stacked rows [J₁; J₂] at q_i
+  std::unique_ptr<articula::Data> data;  // the one the timed "with crba + rows" calls use
+  // Per state: data.M from crba(q_i) ("without"). Non-const: the range form writes its
+  // factorization into Mfact / Dinv_fact (never into M).
+  std::vector<std::unique_ptr<articula::Data>> pre;
+  std::vector<MatrixX> J;  // per state: the stacked rows [J₁; J₂] at q_i
   std::unique_ptr<articula::ConstraintSet> set;
   std::unique_ptr<articula::ConstrainedWorkspace> ws;
   std::vector<VectorX> q, v, tau;  // v: projected on ker J₁(q)
@@ -183,42 +187,22 @@ std::unique_ptr<Case> make_case(const CaseSpec& spec) {
 
 // The timed call "with": rows + crba + the jump, as a user would call it at an event.
 articula::JumpResult jump_with(Case& c, std::size_t i, JumpForm form) {
-  c.set->compute_rows(c.model, *c.data, c.q[i], c.v[i]);
-  articula::crba(c.model, *c.data, c.q[i]);
+  // As activate_constraints(): M from the rows' kinematics pass when there was one.
+  if (c.set->compute_rows(c.model, *c.data, c.q[i], c.v[i]))
+    articula::crba_from_kinematics(c.model, *c.data);
+  else
+    articula::crba(c.model, *c.data, c.q[i]);
   const auto J = c.set->J();
   return articula::velocity_jump(c.model, *c.data, J.topRows(c.m1), J.bottomRows(c.m2), c.v[i], options(form),
                                  c.locked);
 }
 
-// The timed call "without": M and the rows precomputed for state i.
-articula::JumpResult jump_without(const Case& c, std::size_t i, JumpForm form, bool diagnostics = false) {
+// The timed call "without": M and the rows precomputed for state i (the range form
+// refactorizes M into c.pre[i]->Mfact on every call, as it would at an event).
+articula::JumpResult jump_without(Case& c, std::size_t i, JumpForm form, bool diagnostics = false) {
   const MatrixX& J = c.J[i];
   return articula::velocity_jump(c.model, *c.pre[i], J.topRows(c.m1), J.bottomRows(c.m2), c.v[i],
                                  options(form, diagnostics), c.locked);
-}
-
-// NOT a library form: a prototype of the range-space jump, to see what it would cost.
-// With M = LᵀDL (tree-sparse, factorize_mass_matrix), Y = L⁻ᵀJᵀ, S = J M⁻¹ Jᵀ = Yᵀ D⁻¹ Y:
-//   S Λ = −c,  Δv = −M⁻¹ Jᵀ Λ = −L⁻¹ D⁻¹ Y Λ   (U = 0; J = [J₁; J₂], c = −(1 + e) J v⁻).
-// Cost O(n d² + m n d + m² n + m³) instead of (n + m)³. No rank handling (full-rank rows only).
-VectorX range_jump(const articula::Model& model, articula::Data& data, const Eigen::Ref<const MatrixX>& J,
-                   const VectorX& v_minus) {
-  articula::factorize_mass_matrix(model, data);
-  MatrixX Y = J.transpose();
-  articula::solve_mass_lt(model, data, Y);
-  const MatrixX DY = data.Dinv_fact.asDiagonal() * Y;
-  const MatrixX S = Y.transpose() * DY;
-  const VectorX c = -(J * v_minus);
-  const VectorX Lambda = -S.llt().solve(c);
-  MatrixX dv = -(DY * Lambda);
-  articula::solve_mass_l(model, data, dv);
-  return v_minus + dv.col(0);
-}
-
-VectorX range_with(Case& c, std::size_t i) {
-  c.set->compute_rows(c.model, *c.data, c.q[i], c.v[i]);
-  articula::crba(c.model, *c.data, c.q[i]);
-  return range_jump(c.model, *c.data, c.set->J(), c.v[i]);
 }
 
 // ---------------------------------------------------------------- sanity check
@@ -245,7 +229,7 @@ void sanity_check(const std::vector<std::unique_ptr<Case>>& cases) {
       "min T⁻ − T⁺ | rank | statuses | idempotent |\n");
   std::printf("|---|---:|---|---:|---|---:|---:|---:|---:|---:|---|---:|\n");
   for (const auto& cp : cases) {
-    const Case& c = *cp;
+    Case& c = *cp;
     double j1v = 0.0;
     for (std::size_t i = 0; i < kStates; ++i)
       if (c.m1 > 0) j1v = std::max(j1v, (c.J[i].topRows(c.m1) * c.v[i]).cwiseAbs().maxCoeff());
@@ -304,17 +288,6 @@ void sanity_check(const std::vector<std::unique_ptr<Case>>& cases) {
     }
   }
   std::printf("\nidempotent: max |v⁺⁺ − v⁺| of a second full jump from v⁺ with all rows persistent.\n");
-  std::printf("\nRange-space prototype (benchmark-only, not in the library): max |v⁺ − v⁺_full|:");
-  for (const auto& cp : cases) {
-    Case& c = *cp;
-    double d = 0.0;
-    for (std::size_t i = 0; i < kStates; ++i)
-      d = std::max(d, (range_jump(c.model, *c.pre[i], c.J[i], c.v[i]) - jump_without(c, i, JumpForm::Full).v_plus)
-                          .cwiseAbs()
-                          .maxCoeff());
-    std::printf(" %s %.1e;", c.spec->key, d);
-  }
-  std::printf("\n");
 }
 
 // ---------------------------------------------------------------- timing
@@ -348,17 +321,11 @@ void register_benchmarks(std::vector<std::unique_ptr<Case>>& cases) {
         benchmark::DoNotOptimize(r.v_plus.data());
       });
     }
-    add(bench_name(*c, "with:range_proto"), [c](std::size_t i) {
-      const VectorX v = range_with(*c, i);
-      benchmark::DoNotOptimize(v.data());
-    });
-    add(bench_name(*c, "jump:range_proto"), [c](std::size_t i) {
-      const VectorX v = range_jump(c->model, *c->pre[i], c->J[i], c->v[i]);
-      benchmark::DoNotOptimize(v.data());
-    });
     add(bench_name(*c, "piece:rows+crba"), [c](std::size_t i) {
-      c->set->compute_rows(c->model, *c->data, c->q[i], c->v[i]);
-      benchmark::DoNotOptimize(articula::crba(c->model, *c->data, c->q[i]).data());
+      if (c->set->compute_rows(c->model, *c->data, c->q[i], c->v[i]))
+        benchmark::DoNotOptimize(articula::crba_from_kinematics(c->model, *c->data).data());
+      else
+        benchmark::DoNotOptimize(articula::crba(c->model, *c->data, c->q[i]).data());
       benchmark::DoNotOptimize(c->set->J().data());
     });
     add(bench_name(*c, "cfd:auto"), [c](std::size_t i) {
@@ -377,7 +344,12 @@ std::string fmt_us(double us) {
   return buf;
 }
 
-JumpForm auto_pick(const Case& c) { return jump_without(c, 0, JumpForm::Auto).form; }
+// The forms that solve the jump (Naive does not): the candidates for "articula best".
+bool is_consistent(JumpForm f) {
+  return std::find(std::begin(kConsistent), std::end(kConsistent), f) != std::end(kConsistent);
+}
+
+JumpForm auto_pick(Case& c) { return jump_without(c, 0, JumpForm::Auto).form; }
 
 void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collector& col) {
   std::printf("\n## Summary: median CPU time per call in µs (%zu states cycled, fixed seed %u)\n\n", kStates, kSeed);
@@ -386,14 +358,14 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
   std::printf(
       "Each form cell: with rows + crba / jump alone. \"=full\": velocity_jump runs the full form "
       "when m1 = 0. Pinocchio impulseDynamics (clang 14, shared/PEERS.md, quoted, not measured here; "
-      "all its rows are new, i.e. the m1 = 0 problem) / articula's fastest consistent form with rows "
-      "+ crba.\n\n");
+      "all its rows are new, i.e. the m1 = 0 problem) / articula's fastest consistent library form "
+      "(full, range, projector, minimal, locks; not naive) with rows + crba.\n\n");
   std::printf(
-      "| case | nv | (m1, m2) | full | projector | minimal | locks | naive | Auto → | range prototype | rows+crba | "
+      "| case | nv | (m1, m2) | full | range | projector | minimal | locks | naive | Auto → | rows+crba | "
       "constrained FD (auto) | Pinocchio impulseDynamics | Pinocchio / articula |\n");
-  std::printf("|---|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|\n");
+  std::printf("|---|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|\n");
   for (const auto& cp : cases) {
-    const Case& c = *cp;
+    Case& c = *cp;
     double best = std::nan("");
     std::string cells;
     for (const auto& fr : kForms) {
@@ -403,7 +375,7 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
       }
       const double w = col.micros(bench_name(c, std::string("with:") + fr.tag));
       const double j = col.micros(bench_name(c, std::string("jump:") + fr.tag));
-      if (fr.form != JumpForm::Naive && !std::isnan(w) && (std::isnan(best) || w < best)) best = w;
+      if (is_consistent(fr.form) && !std::isnan(w) && (std::isnan(best) || w < best)) best = w;
       char cell[64];  // (snprintf: g++ 12 warns falsely [-Wrestrict] on " " + std::string)
       std::snprintf(cell, sizeof cell, " %s / %s |", fmt_us(w).c_str(), fmt_us(j).c_str());
       cells += cell;
@@ -411,24 +383,22 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
     const double pin = std::strcmp(c.spec->pinocchio, "—") == 0 ? std::nan("") : std::atof(c.spec->pinocchio);
     char ratio[32] = "—";
     if (!std::isnan(pin) && !std::isnan(best)) std::snprintf(ratio, sizeof ratio, "%.2f", pin / best);
-    char range[64];
-    std::snprintf(range, sizeof range, "%s / %s", fmt_us(col.micros(bench_name(c, "with:range_proto"))).c_str(),
-                  fmt_us(col.micros(bench_name(c, "jump:range_proto"))).c_str());
-    std::printf("| %s | %d | (%d, %d) |%s %s | %s | %s | %s | %s | %s |\n", c.spec->key, c.model.nv, c.m1, c.m2,
-                cells.c_str(), articula::to_string(auto_pick(c)).c_str(), range,
+    std::printf("| %s | %d | (%d, %d) |%s %s | %s | %s | %s | %s |\n", c.spec->key, c.model.nv, c.m1, c.m2,
+                cells.c_str(), articula::to_string(auto_pick(c)).c_str(),
                 fmt_us(col.micros(bench_name(c, "piece:rows+crba"))).c_str(),
                 fmt_us(col.micros(bench_name(c, "cfd:auto"))).c_str(), c.spec->pinocchio, ratio);
   }
   std::printf("\nWhat one timed call includes (every call sets its state, cycling through the %zu states):\n", kStates);
   std::printf(
-      "- with: ConstraintSet::compute_rows(q, v⁻) (kinematics, joint Jacobians, all rows) + crba(q) + "
+      "- with: ConstraintSet::compute_rows(q, v⁻) (kinematics, joint Jacobians, all rows) + M "
+      "(crba_from_kinematics on that pass; crba(q) for lock-only rows, as activate_constraints) + "
       "velocity_jump(model, data, J().topRows(m1), J().bottomRows(m2), v⁻, "
       "JumpOptions{form, 0, {}, false}, locked)\n");
   std::printf("- jump: velocity_jump alone, on M and rows precomputed for that state (one Data per state)\n");
   std::printf(
-      "- range prototype: NOT a library form — benchmark-only range-space jump (tree-sparse LᵀDL of M, "
-      "S = J M⁻¹ Jᵀ, Cholesky of S), same with / alone split; not in the Pinocchio ratio\n");
-  std::printf("- rows+crba: compute_rows + crba only\n");
+      "- range: JumpForm::Range, the full system in range-space form (tree-sparse LᵀDL of M, "
+      "S = J M⁻¹ Jᵀ, LDLᵀ of S); M is refactorized in every call, also \"alone\"\n");
+  std::printf("- rows+crba: compute_rows + M (as in \"with\") only\n");
   std::printf(
       "- constrained FD: constrained_forward_dynamics(..., ConstrainedMethod::Auto) with all m1 + m2 rows "
       "enabled (rows + crba + bias forces + solve)\n");

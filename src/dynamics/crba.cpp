@@ -206,6 +206,21 @@ void solve_mass(const Model& model, const Data& data, Eigen::Ref<VectorX> x) {
   }
 }
 
+double mass_quadratic_form(const Model& model, const Data& data, VectorRef v) {
+  ARTICULA_CHECK_SIZE(v, model.nv);
+  // vᵀ M v = vᵀ Lᵀ D L v = Σ d_i y_i², y = L v, y_i = v_i + Σ_j L_ij v_j over the ancestors j.
+  const MatrixX& H = data.Mfact;
+  double sum = 0.0;
+  for (int i = 0; i < model.nv; ++i) {
+    const Runs R = runs(model, i);
+    double y = v[i];
+    for (int r = 0; r < R.n; ++r)
+      for (int j = R.lo(r); j <= R.hi(r); ++j) y += H(j, i) * v[j];
+    sum += y * y / data.Dinv_fact[i];
+  }
+  return sum;
+}
+
 void solve_mass_columns(const Model& model, const Data& data, Eigen::Ref<MatrixX> X) {
   ARTICULA_CHECK(X.rows() == model.nv, "X has " << X.rows() << " rows, expected " << model.nv);
   solve_mass_lt(model, data, X);

@@ -89,26 +89,33 @@ void jump_full(const MatrixX& M, const MatrixX& J, const VectorX& U, const Vecto
 // positive definite.
 bool jump_range(const Model& model, Data& data, const MatrixX& J, const VectorX& U, const VectorX& c, VectorX& dv,
                 VectorX& Lambda, int& rank) {
-  const int m = static_cast<int>(J.rows());
+  const int n = model.nv, m = static_cast<int>(J.rows());
   try {
     factorize_mass_matrix(model, data);
   } catch (const std::exception&) {
     return false;
   }
+  // Scratch kept between calls (events are rare, but a study may jump often): sized once.
+  thread_local MatrixX Yt, S, L;
+  thread_local VectorX w, r;
+  thread_local Eigen::LDLT<MatrixX> ldlt;
   const VectorX& Dinv = data.Dinv_fact;
-  VectorX w = U;  // D⁻¹ L⁻ᵀ U
+  w = U;  // D⁻¹ L⁻ᵀ U
   solve_mass_lt(model, data, w);
   w.array() *= Dinv.array();
-  MatrixX Yt = J;
+  Yt = J;
   solve_mass_lt_transposed(model, data, Yt);
-  MatrixX S = Yt * Dinv.asDiagonal() * Yt.transpose();
-  const VectorX r = Yt * w - c;
-  MatrixX L(m, m);
-  Eigen::LDLT<MatrixX> ldlt;
+  S.resize(m, m);
+  S.noalias() = Yt * Dinv.asDiagonal() * Yt.transpose();
+  r.resize(m);
+  r.noalias() = Yt * w;
+  r -= c;
+  L.resize(m, m);
   Lambda.resize(m);
   rank = detail::solve_psd(S, r, Lambda, L, ldlt);
-  dv = w;
-  dv.noalias() -= Dinv.asDiagonal() * (Yt.transpose() * Lambda);
+  dv.resize(n);
+  dv.noalias() = Yt.transpose() * Lambda;
+  dv.array() = w.array() - Dinv.array() * dv.array();
   solve_mass_l(model, data, dv);
   return true;
 }
@@ -279,8 +286,14 @@ JumpResult velocity_jump(const Model& model, Data& data, const Eigen::Ref<const 
     res.rank = static_cast<int>(cod.rank());
   }
   if (res.rank < m) res.status = SolveStatus::Redundant;
-  res.kinetic_before = 0.5 * v_minus.dot(M * v_minus);
-  res.kinetic_after = 0.5 * res.v_plus.dot(M * res.v_plus);
+  if (form == JumpForm::Range) {
+    // ½ vᵀ M v = ½ Σ d_i (L v)_i² on the factors the range form just computed: O(nnz L).
+    res.kinetic_before = 0.5 * mass_quadratic_form(model, data, v_minus);
+    res.kinetic_after = 0.5 * mass_quadratic_form(model, data, res.v_plus);
+  } else {
+    res.kinetic_before = 0.5 * v_minus.dot(M * v_minus);
+    res.kinetic_after = 0.5 * res.v_plus.dot(M * res.v_plus);
+  }
   if (options.diagnostics) {
     res.constraint_residual = m > 0 ? (J * res.v_plus + e * (J * v_minus)).cwiseAbs().maxCoeff() : 0.0;
     // Component of M Δv − U along admissible directions: P r with P = 1 − J⁺J.

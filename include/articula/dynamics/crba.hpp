@@ -31,6 +31,8 @@ void solve_mass_lt(const Model& model, const Data& data, Eigen::Ref<MatrixX> X);
 /// Xt ← Xt L⁻¹, i.e. X ← L⁻ᵀ X with X stored transposed (Xt = Xᵀ, m × nv): the layout in
 /// which each update is a contiguous column operation. Skips dofs whose column is still zero.
 void solve_mass_lt_transposed(const Model& model, const Data& data, Eigen::Ref<MatrixX> Xt);
+/// vᵀ M v from the factors of factorize_mass_matrix() (Σ d_i (L v)_i²). Cost O(nnz L).
+double mass_quadratic_form(const Model& model, const Data& data, VectorRef v);
 /// X ← L⁻¹ X (second half of the solve).
 void solve_mass_l(const Model& model, const Data& data, Eigen::Ref<MatrixX> X);
 
