@@ -59,14 +59,8 @@ ARTICULA_FLATTEN void aba_passes(const Model& model, Data& data, VectorRef q, Ve
   // c_i = ov_i × J_i q̇_i = ov_λ × ov_i (kept in data.a_gf until pass 3),
   // IA_i = ⁰I_i (world inertia), pA_i = ov_i ×* ⁰I_i ov_i − ⁰X_i* f_ext,i.
   for (Index i = 0; i < nb; ++i) {
-    Transform& X = data.liMi[i];
-    joint_placement(model, i, q.data() + model.idx_q[i], X);
+    const Transform& oM = place_joint(model, data, q, i);
     const Index p = model.parents[i];
-    Transform& oM = data.oMi[i];
-    if (p == kWorld)
-      oM = X;
-    else
-      oM = data.oMi[p] * X;
     joint_world_subspace(model, i, oM, J);
     const int iv = model.idx_v[i], ni = model.nv_joint[i];
     Motion vJ;

@@ -57,14 +57,7 @@ ARTICULA_FLATTEN const MatrixX& crba(const Model& model, Data& data, VectorRef q
   ARTICULA_CHECK_SIZE(q, model.nq);
   // Pass 1 (root to leaves): placements, world columns J_i, world inertias ⁰I_i.
   for (Index i = 0; i < model.njoints; ++i) {
-    Transform& X = data.liMi[i];
-    joint_placement(model, i, q.data() + model.idx_q[i], X);
-    const Index p = model.parents[i];
-    Transform& oM = data.oMi[i];
-    if (p == kWorld)
-      oM = X;
-    else
-      oM = data.oMi[p] * X;
+    const Transform& oM = place_joint(model, data, q, i);
     joint_world_subspace(model, i, oM, data.J);
     data.Ycrb[i] = model.inertias[i].transformed(oM);
   }
@@ -189,21 +182,9 @@ void solve_mass_l(const Model& model, const Data& data, Eigen::Ref<MatrixX> X) {
 
 void solve_mass(const Model& model, const Data& data, Eigen::Ref<VectorX> x) {
   ARTICULA_CHECK_SIZE(x, model.nv);
-  const MatrixX& H = data.Mfact;
-  for (int i = model.nv - 1; i >= 0; --i) {
-    const Runs R = runs(model, i);
-    const double xi = x[i];
-    for (int r = 0; r < R.n; ++r)
-      for (int j = R.lo(r); j <= R.hi(r); ++j) x[j] -= H(j, i) * xi;
-  }
+  solve_mass_lt(model, data, x);
   x.array() *= data.Dinv_fact.array();
-  for (int i = 0; i < model.nv; ++i) {
-    const Runs R = runs(model, i);
-    double acc = x[i];
-    for (int r = 0; r < R.n; ++r)
-      for (int j = R.lo(r); j <= R.hi(r); ++j) acc -= H(j, i) * x[j];
-    x[i] = acc;
-  }
+  solve_mass_l(model, data, x);
 }
 
 double mass_quadratic_form(const Model& model, const Data& data, VectorRef v) {

@@ -14,10 +14,9 @@ namespace {
 template <int Level>
 ARTICULA_FLATTEN void kinematics_pass(const Model& model, Data& data, VectorRef q, const double* v, const double* a) {
   for (Index i = 0; i < model.njoints; ++i) {
-    Transform& X = data.liMi[i];
-    joint_placement(model, i, q.data() + model.idx_q[i], X);
+    place_joint(model, data, q, i);
+    const Transform& X = data.liMi[i];
     const Index p = model.parents[i];
-    data.oMi[i] = p == kWorld ? X : data.oMi[p] * X;
     if constexpr (Level >= 1) {
       Motion& vi = data.v[i];
       const int k = joint_axis_index(model, i);

@@ -41,13 +41,9 @@ ARTICULA_FLATTEN void rnea_passes(const Model& model, Data& data, VectorRef q, V
   // Pass 1 (root to leaves): v_i = ⁱX_λ v_λ + S q̇, a_i = ⁱX_λ a_λ + S q̈ + v_i × S q̇,
   // f_i = I_i a_i + v_i ×* I_i v_i − f_ext,i.
   for (Index i = 0; i < nb; ++i) {
-    Transform& X = data.liMi[i];
-    joint_placement(model, i, q.data() + model.idx_q[i], X);
+    place_joint(model, data, q, i);
+    const Transform& X = data.liMi[i];
     const Index p = model.parents[i];
-    if (p == kWorld)
-      data.oMi[i] = X;
-    else
-      data.oMi[i] = data.oMi[p] * X;
     const Inertia& I = model.inertias[i];
     Motion& vi = data.v[i];
     Motion& ai = data.a_gf[i];

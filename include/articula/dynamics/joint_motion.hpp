@@ -6,7 +6,7 @@
 /// per-joint functions of model/joint.hpp.
 #include <cmath>
 
-#include "articula/model/model.hpp"
+#include "articula/model/data.hpp"
 
 namespace articula {
 
@@ -52,6 +52,20 @@ ARTICULA_ALWAYS_INLINE void joint_placement(const Model& model, Index i, const d
     return;
   }
   out = P * joint_transform(t, model.axes[i], q);
+}
+
+/// data.liMi[i] (joint_placement) and data.oMi[i] = oMi[parent] liMi[i]; returns oMi[i].
+/// The parent's placement must be current (root-to-leaves order).
+ARTICULA_ALWAYS_INLINE const Transform& place_joint(const Model& model, Data& data, VectorRef q, Index i) {
+  Transform& X = data.liMi[i];
+  joint_placement(model, i, q.data() + model.idx_q[i], X);
+  const Index p = model.parents[i];
+  Transform& oM = data.oMi[i];
+  if (p == kWorld)
+    oM = X;
+  else
+    oM = data.oMi[p] * X;
+  return oM;
 }
 
 /// World-frame motion subspace columns J_i = ⁰X_i S_i (the joint's columns of the joint
