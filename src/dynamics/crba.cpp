@@ -93,7 +93,14 @@ void factorize_mass_matrix(const Model& model, Data& data) {
   // updates over an ancestor run are contiguous: H(j, i) −= (H(i, k) / H(k, k)) H(j, k) for
   // the ancestors-or-self j of i, which are the rest of k's ancestor list from i on.
   MatrixX& H = data.Mfact;
-  H = data.M;
+  // Only the entries the elimination touches (the diagonal and each column's ancestor runs)
+  // are copied from M; the rest of Mfact stays zero from construction.
+  for (int k = 0; k < model.nv; ++k) {
+    H(k, k) = data.M(k, k);
+    const Runs R = runs(model, k);
+    for (int r = 0; r < R.n; ++r)
+      for (int j = R.lo(r); j <= R.hi(r); ++j) H(j, k) = data.M(j, k);
+  }
   for (int k = model.nv - 1; k >= 0; --k) {
     const double d = H(k, k);
     if (!(d > 0.0))
