@@ -30,7 +30,8 @@ struct Data {
   // crba(): composite inertias and the joint-space inertia matrix (both triangles filled).
   std::vector<Inertia> Ycrb;
   MatrixX M;  // (nv × nv), armature on the diagonal
-  // factorize_mass_matrix(): M = Lᵀ D L, stored in place (strict lower = L, diagonal = D).
+  // factorize_mass_matrix(): M = Lᵀ D L, D on the diagonal, L_ij (j an ancestor of i) at
+  // (j, i), i.e. Lᵀ in the strict upper triangle; entries off the tree's pattern stay zero.
   MatrixX Mfact;      // (nv × nv)
   VectorX Dinv_fact;  // (nv) 1 / D
 
