@@ -6,6 +6,7 @@
 /// per-joint functions of model/joint.hpp.
 #include <cmath>
 
+#include "articula/common/sincos.hpp"
 #include "articula/model/data.hpp"
 
 namespace articula {
@@ -17,15 +18,8 @@ ARTICULA_ALWAYS_INLINE int joint_axis_index(const Model& model, Index i) {
 
 ARTICULA_ALWAYS_INLINE bool is_revolute(JointType t) { return t == JointType::Revolute || t == JointType::Continuous; }
 
-/// sin and cos of one angle in one call where the C library has sincos.
-ARTICULA_ALWAYS_INLINE void sin_cos(double x, double& s, double& c) {
-#if defined(__GLIBC__)
-  ::sincos(x, &s, &c);
-#else
-  s = std::sin(x);
-  c = std::cos(x);
-#endif
-}
+/// sin and cos of a joint angle (common/sincos.hpp: fdlibm kernels, ~1 ulp).
+ARTICULA_ALWAYS_INLINE void sin_cos(double x, double& s, double& c) { fast_sincos(x, s, c); }
 
 /// liMi = X_T,i X_J,i(q_i): the joint placement times the joint transform (RBDA §4.2, eq. 4.3).
 /// Revolute about ±e_k: X_J is the rotation by ±θ about e_k (RBDA Table 2.2, rx/ry/rz), so
