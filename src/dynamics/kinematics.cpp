@@ -23,10 +23,9 @@ ARTICULA_FLATTEN void kinematics_pass(const Model& model, Data& data, VectorRef 
       const int iv = model.idx_v[i];
       if (k >= 0) {
         // Axis ±e_k: S q̇ has one entry σ q̇ in the angular (revolute) or linear (prismatic)
-        // half, and v_i × S q̇ is a swap of two components (as in rnea.cpp).
+        // half, and v_i × S q̇ is a swap of two components (add_axis_velocity_product).
         const double sign = model.axes[i][k];
         const double wq = sign * v[iv];
-        const int c1 = k == 2 ? 0 : k + 1, c2 = k == 0 ? 2 : k - 1;
         const bool revolute = is_revolute(model.joint_types[i]);
         if (p == kWorld)
           vi = Motion::Zero();
@@ -39,17 +38,8 @@ ARTICULA_FLATTEN void kinematics_pass(const Model& model, Data& data, VectorRef 
             ai = Motion::Zero();
           else
             ai = X.act_inv(data.a[p]);
-          if (revolute) {
-            ai.v[c1] += vi.v[c2] * wq;
-            ai.v[c2] -= vi.v[c1] * wq;
-            ai.w[c1] += vi.w[c2] * wq;
-            ai.w[c2] -= vi.w[c1] * wq;
-            if (a != nullptr) ai.w[k] += sign * a[iv];
-          } else {
-            ai.v[c1] += vi.w[c2] * wq;
-            ai.v[c2] -= vi.w[c1] * wq;
-            if (a != nullptr) ai.v[k] += sign * a[iv];
-          }
+          add_axis_velocity_product(revolute, k, wq, vi, ai);
+          if (a != nullptr) (revolute ? ai.w : ai.v)[k] += sign * a[iv];
         }
         continue;
       }

@@ -59,25 +59,11 @@ ARTICULA_FLATTEN void rnea_passes(const Model& model, Data& data, VectorRef q, V
     if (k >= 0) {
       const double sign = model.axes[i][k];
       const double wq = sign * v[iv];
-      const int c1 = k == 2 ? 0 : k + 1, c2 = k == 0 ? 2 : k - 1;  // (k+1) mod 3, (k+2) mod 3
-      if (is_revolute(model.joint_types[i])) {
-        ai.w[k] += sign * a[iv];
-        if (with_velocity) {
-          vi.w[k] += wq;
-          // v_i × [0; wq e_k] = [v × wq e_k; w × wq e_k], x × e_k = (x₂, −x₁) on (c1, c2).
-          ai.v[c1] += vi.v[c2] * wq;
-          ai.v[c2] -= vi.v[c1] * wq;
-          ai.w[c1] += vi.w[c2] * wq;
-          ai.w[c2] -= vi.w[c1] * wq;
-        }
-      } else {
-        ai.v[k] += sign * a[iv];
-        if (with_velocity) {
-          vi.v[k] += wq;
-          // v_i × [wq e_k; 0] = [w × wq e_k; 0].
-          ai.v[c1] += vi.w[c2] * wq;
-          ai.v[c2] -= vi.w[c1] * wq;
-        }
+      const bool revolute = is_revolute(model.joint_types[i]);
+      (revolute ? ai.w : ai.v)[k] += sign * a[iv];
+      if (with_velocity) {
+        (revolute ? vi.w : vi.v)[k] += wq;
+        add_axis_velocity_product(revolute, k, wq, vi, ai);
       }
     } else {
       ai += joint_motion(model, i, a);

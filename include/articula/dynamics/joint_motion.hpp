@@ -62,6 +62,23 @@ ARTICULA_ALWAYS_INLINE const Transform& place_joint(const Model& model, Data& da
   return oM;
 }
 
+/// a += v × S q̇ for a joint about ±e_k with S q̇ = wq e_k in the angular (revolute) or the
+/// linear (prismatic) half: v × [0; wq e_k] = [v_lin × wq e_k; ω × wq e_k], v × [wq e_k; 0] =
+/// [ω × wq e_k; 0], and x × e_k = (x₂, −x₁) on the components ((k+1) mod 3, (k+2) mod 3)
+/// (RBDA eq. 2.31). Shared by the axis fast paths of the recursions.
+ARTICULA_ALWAYS_INLINE void add_axis_velocity_product(bool revolute, int k, double wq, const Motion& v, Motion& a) {
+  const int c1 = k == 2 ? 0 : k + 1, c2 = k == 0 ? 2 : k - 1;
+  if (revolute) {
+    a.v[c1] += v.v[c2] * wq;
+    a.v[c2] -= v.v[c1] * wq;
+    a.w[c1] += v.w[c2] * wq;
+    a.w[c2] -= v.w[c1] * wq;
+  } else {
+    a.v[c1] += v.w[c2] * wq;
+    a.v[c2] -= v.w[c1] * wq;
+  }
+}
+
 /// World-frame motion subspace columns J_i = ⁰X_i S_i (the joint's columns of the joint
 /// Jacobian, as update_joint_jacobians()), written into J.middleCols(idx_v[i], nv_i).
 /// Revolute: [p × R a; R a]; prismatic: [R a; 0] (RBDA eq. 2.24 applied to S).
