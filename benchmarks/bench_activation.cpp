@@ -111,7 +111,7 @@ struct Case {
   articula::Model model;
   std::unique_ptr<articula::Data> data;  // the one the timed "with crba + rows" calls use
   // Per state: data.M from crba(q_i) ("without"). Non-const: the range form writes its
-  // factorization into Mfact / Dinv_fact (never into M).
+  // factorization into Lfact / Dfact / Dinv_fact (never into M).
   std::vector<std::unique_ptr<articula::Data>> pre;
   std::vector<MatrixX> J;  // per state: the stacked rows [J₁; J₂] at q_i
   std::unique_ptr<articula::ConstraintSet> set;
@@ -198,7 +198,7 @@ articula::JumpResult jump_with(Case& c, std::size_t i, JumpForm form) {
 }
 
 // The timed call "without": M and the rows precomputed for state i (the range form
-// refactorizes M into c.pre[i]->Mfact on every call, as it would at an event).
+// refactorizes M into c.pre[i]->Lfact on every call, as it would at an event).
 articula::JumpResult jump_without(Case& c, std::size_t i, JumpForm form, bool diagnostics = false) {
   const MatrixX& J = c.J[i];
   return articula::velocity_jump(c.model, *c.pre[i], J.topRows(c.m1), J.bottomRows(c.m2), c.v[i],

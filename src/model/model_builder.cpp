@@ -227,6 +227,11 @@ Model ModelBuilder::build() const {
     }
     m.run_offset.push_back(static_cast<int>(m.ancestor_runs.size() / 2));
   }
+  m.ancestor_offset.assign(1, 0);
+  for (int k = 0; k < m.nv; ++k) {
+    for (int j = m.dof_parent[k]; j >= 0; j = m.dof_parent[j]) m.ancestors.push_back(j);
+    m.ancestor_offset.push_back(static_cast<int>(m.ancestors.size()));
+  }
 
   // Frames: one per body, then fixed links and user frames in insertion order.
   for (int i = 0; i < nb; ++i) m.frames.push_back({m.body_names[i], i, Transform::Identity(), FrameType::Body});

@@ -86,12 +86,14 @@ TEST(Crba, FactorizationSolvesLikeLdlt) {
       MatrixX X = B;
       solve_mass_columns(model, data, X);
       EXPECT_LT(rel_err(X, ldlt.solve(B)), 1e-10) << name;
-      // The factors rebuild M: M = Lᵀ D L with L unit lower triangular (Lᵀ = strict upper of Mfact).
-      MatrixX L = data.Mfact.transpose().triangularView<Eigen::StrictlyLower>();
-      L.diagonal().setOnes();
-      const VectorX D = data.Dinv_fact.cwiseInverse();
+      // The factors rebuild M: M = Lᵀ D L with L unit lower triangular.
+      const MatrixX L = mass_factor_l(model, data);
+      EXPECT_EQ(MatrixX(L.triangularView<Eigen::StrictlyUpper>()).norm(), 0.0) << name;
+      EXPECT_EQ((L.diagonal().array() - 1.0).abs().maxCoeff(), 0.0) << name;
+      const VectorX D = data.Dfact;
       EXPECT_LT(rel_err(L.transpose() * D.asDiagonal() * L, M), 1e-12) << name;
-      EXPECT_LT((data.Mfact.diagonal() - D).norm(), 1e-12 * D.norm()) << name;
+      EXPECT_LT((data.Dinv_fact.cwiseProduct(D).array() - 1.0).abs().maxCoeff(), 1e-14) << name;
+      EXPECT_NEAR(mass_quadratic_form(model, data, b), b.dot(M * b), 1e-10 * std::abs(b.dot(M * b))) << name;
       // Branch-induced sparsity: L(i, j) ≠ 0 only if dof j is an ancestor of dof i.
       for (int i = 0; i < model.nv; ++i) {
         std::vector<bool> anc(model.nv, false);

@@ -30,9 +30,11 @@ struct Data {
   // crba(): composite inertias and the joint-space inertia matrix (both triangles filled).
   std::vector<Inertia> Ycrb;
   MatrixX M;  // (nv × nv), armature on the diagonal
-  // factorize_mass_matrix(): M = Lᵀ D L, D on the diagonal, L_ij (j an ancestor of i) at
-  // (j, i), i.e. Lᵀ in the strict upper triangle; entries off the tree's pattern stay zero.
-  MatrixX Mfact;      // (nv × nv)
+  // factorize_mass_matrix(): M = Lᵀ D L with L unit lower triangular and nonzero only at
+  // (i, j), j an ancestor of i. Packed by rows: L(k, ancestors[t]) at Lfact[t] for t in
+  // [ancestor_offset[k], ancestor_offset[k+1]) (model.hpp); mass_factor_l() unpacks it.
+  VectorX Lfact;      // (model.ancestors.size())
+  VectorX Dfact;      // (nv) D
   VectorX Dinv_fact;  // (nv) 1 / D
 
   // aba().

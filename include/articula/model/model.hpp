@@ -47,6 +47,11 @@ struct Model {
   // factors stored by columns, each run is one contiguous, vectorizable loop (crba.cpp).
   std::vector<int> ancestor_runs;
   std::vector<int> run_offset;           // (nv + 1)
+  // The same ancestors one by one, nearest first (decreasing index): ancestors[t] for t in
+  // [ancestor_offset[k], ancestor_offset[k+1]). The ancestors of the t-th ancestor of k are
+  // the rest of k's list after t, which makes the packed LᵀDL rows (Data::Lfact) line up.
+  std::vector<int> ancestors;
+  std::vector<int> ancestor_offset;  // (nv + 1)
   std::vector<Index> dof_joint;          // joint of each dof
   VectorX lower, upper;                  // (nq) position limits (±inf if none)
   VectorX velocity_limit, effort_limit;  // (nv) (+inf if none)

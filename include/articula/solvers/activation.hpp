@@ -56,7 +56,7 @@ struct JumpResult {
 
 /// The jump with explicit rows: J1 (m₁ × nv) persistent rows that v⁻ already satisfies,
 /// J2 (m₂ × nv) the rows being activated. M is taken from data.M: call crba(q) first (the
-/// range form writes its factorization into data.Mfact / data.Dinv_fact).
+/// range form writes its factorization into data.Lfact / data.Dfact / data.Dinv_fact).
 /// `locked` lists the dofs of joint-lock rows (used only by JumpForm::Locks / Naive: rows of
 /// J1 and J2 must then all be selection rows, in that order). Never throws for numerical
 /// trouble (the status says); throws std::invalid_argument for inconsistent sizes.
