@@ -52,8 +52,9 @@ void factorize_mass_matrix(const Model& model, Data& data) {
       const int i = r.anc[t];
       const double a = lk[t] * dinv;
       D[i] -= a * lk[t];
-      double* li = L + model.ancestor_offset[i];
-      const double* tail = lk + t + 1;
+      // Row i precedes row k in Lfact (i < k), so the two ranges never overlap.
+      double* __restrict li = L + model.ancestor_offset[i];
+      const double* __restrict tail = lk + t + 1;
       const int len = r.n - t - 1;
       for (int s = 0; s < len; ++s) li[s] -= a * tail[s];
       lk[t] = a;

@@ -101,7 +101,7 @@ Robot Robot::from_urdf(const std::string& path, bool floating) {
 
 void Robot::set_gravity(const Vector3& g) {
   check(g.allFinite(), "gravity must be finite");
-  base_.gravity = Motion(g, Vector3::Zero());
+  base_.gravity = Motion{g, Vector3::Zero()};
   model_->gravity = base_.gravity;
 }
 

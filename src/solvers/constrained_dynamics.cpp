@@ -97,37 +97,45 @@ bool ldlt_solve(const Eigen::Ref<const MatrixX>& S, VectorRef r, Eigen::Ref<Vect
   // roots): column j is scaled by 1/d_j after it updated the trailing lower triangle, so the
   // critical path has one division per column. Strict lower = L, diagonal = D, and the
   // first superdiagonal (unused otherwise) keeps 1/d_j. Then L y = r, D z = y, Lᵀ x = z.
-  const Eigen::Index m = S.rows();
-  L.triangularView<Eigen::Lower>() = S;
+  // Plain pointer loops over the contiguous columns: m is small (≤ a few dozen).
+  const Eigen::Index m = S.rows(), ls = L.outerStride(), ss = S.outerStride();
+  double* const l = L.data();
+  for (Eigen::Index j = 0; j < m; ++j)
+    for (Eigen::Index i = j; i < m; ++i) l[j * ls + i] = S.data()[j * ss + i];
   double dmin = std::numeric_limits<double>::infinity(), dmax = 0.0;
   double dinv_m = 0.0;
   for (Eigen::Index j = 0; j < m; ++j) {
-    const double d = L(j, j);
+    double* __restrict lj = l + j * ls;
+    const double d = lj[j];
     if (!(d > 0.0)) return false;
     dmin = std::min(dmin, d);
     dmax = std::max(dmax, d);
     const double inv = 1.0 / d;
     for (Eigen::Index k = j + 1; k < m; ++k) {
-      const double lkj = L(k, j) * inv;
-      for (Eigen::Index i = k; i < m; ++i) L(i, k) -= L(i, j) * lkj;
+      const double lkj = lj[k] * inv;
+      double* __restrict lk = l + k * ls;
+      for (Eigen::Index i = k; i < m; ++i) lk[i] -= lj[i] * lkj;
     }
-    for (Eigen::Index i = j + 1; i < m; ++i) L(i, j) *= inv;
+    for (Eigen::Index i = j + 1; i < m; ++i) lj[i] *= inv;
     if (j + 1 < m)
-      L(j, j + 1) = inv;
+      l[(j + 1) * ls + j] = inv;
     else
       dinv_m = inv;
   }
   // The same rank test as the pivoted LDLᵀ below (pivots of an unpivoted LDLᵀ here).
   if (!(dmin > kRankTolerance * std::max(dmax, 1e-300))) return false;
-  x = r;
+  double* const xs = x.data();
+  for (Eigen::Index i = 0; i < m; ++i) xs[i] = r[i];
   for (Eigen::Index j = 0; j < m; ++j) {
-    const double y = x[j];
-    for (Eigen::Index i = j + 1; i < m; ++i) x[i] -= L(i, j) * y;
+    const double* lj = l + j * ls;
+    const double y = xs[j];
+    for (Eigen::Index i = j + 1; i < m; ++i) xs[i] -= lj[i] * y;
   }
   for (Eigen::Index j = m - 1; j >= 0; --j) {
-    double acc = x[j] * (j + 1 < m ? L(j, j + 1) : dinv_m);
-    for (Eigen::Index i = j + 1; i < m; ++i) acc -= L(i, j) * x[i];
-    x[j] = acc;
+    const double* lj = l + j * ls;
+    double acc = xs[j] * (j + 1 < m ? l[(j + 1) * ls + j] : dinv_m);
+    for (Eigen::Index i = j + 1; i < m; ++i) acc -= lj[i] * xs[i];
+    xs[j] = acc;
   }
   return true;
 }
