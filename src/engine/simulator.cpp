@@ -32,8 +32,8 @@ void Simulator::set_state(VectorRef q, VectorRef v, double t) {
                                 std::to_string(v.size()) + "; model '" + model.name +
                                 "' has nq = " + std::to_string(model.nq) + ", nv = " + std::to_string(model.nv));
   for (Index j = 0; j < model.njoints; ++j) {
-    const bool ok = q.segment(model.idx_q[j], model.nq_joint[j]).allFinite() &&
-                    v.segment(model.idx_v[j], model.nv_joint[j]).allFinite();
+    const bool ok = all_finite(q.segment(model.idx_q[j], model.nq_joint[j])) &&
+                    all_finite(v.segment(model.idx_v[j], model.nv_joint[j]));
     if (!ok)
       throw std::invalid_argument("Simulator::set_state: non-finite state of joint '" + model.joint_names[j] + "'");
   }

@@ -31,7 +31,7 @@ bool Simulator::Impl::call_controller(Simulator& sim) {
   bool ok = false;
   try {
     ok = controller(sim.t_, sim.q_, sim.v_, sim.sensors_, sim.u_);
-    if (ok && !sim.u_.allFinite()) {
+    if (ok && !all_finite(sim.u_)) {
       failure_message = "the controller returned non-finite commands";
       ok = false;
     } else if (!ok) {
@@ -60,7 +60,7 @@ bool Simulator::Impl::rhs(Simulator& sim, VectorRef q, VectorRef v, Eigen::Ref<V
     } catch (const std::exception& e) {
       failure_message = std::string("the controller threw: ") + e.what();
     }
-    if (!ok || !sim.u_.allFinite()) {
+    if (!ok || !all_finite(sim.u_)) {
       failure = Failure::Controller;
       if (failure_message.empty()) failure_message = "the controller failed or returned non-finite commands";
       return false;
@@ -87,7 +87,7 @@ bool Simulator::Impl::rhs(Simulator& sim, VectorRef q, VectorRef v, Eigen::Ref<V
       return false;
     }
   }
-  if (!data.ddq.allFinite()) {
+  if (!all_finite(data.ddq)) {
     failure = Failure::NonFinite;
     failure_message = "non-finite acceleration";
     return false;

@@ -211,7 +211,7 @@ JumpResult velocity_jump(const Model& model, Data& data, const Eigen::Ref<const 
   MatrixX J(m, n);
   J << J1, J2;
   const VectorX U = options.impulse.size() ? options.impulse : VectorX::Zero(n);
-  if (!v_minus.allFinite() || !J.allFinite() || !U.allFinite() || !M.allFinite()) {
+  if (!all_finite(v_minus) || !all_finite(J) || !all_finite(U) || !all_finite(M)) {
     res.status = SolveStatus::NonFinite;
     res.message = "non-finite velocity, rows, impulse or mass matrix";
     res.v_plus = v_minus;
@@ -302,7 +302,7 @@ JumpResult velocity_jump(const Model& model, Data& data, const Eigen::Ref<const 
         m > 0 ? VectorX(r - J.transpose() * (J * J.transpose()).completeOrthogonalDecomposition().solve(J * r)) : r;
     res.momentum_residual = n > 0 ? Pr.cwiseAbs().maxCoeff() : 0.0;
   }
-  if (!res.v_plus.allFinite()) {
+  if (!all_finite(res.v_plus)) {
     res.status = SolveStatus::NonFinite;
     res.message = "the jump produced a non-finite velocity";
     res.v_plus = v_minus;

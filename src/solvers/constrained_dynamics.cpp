@@ -189,7 +189,7 @@ SolveReport solve(const Model& model, Data& data, ConstrainedWorkspace& ws, cons
   const int m = static_cast<int>(J.rows());
   SolveReport report;
   report.rows = m;
-  if (!q.allFinite() || !v.allFinite() || !tau.allFinite() || !J.allFinite() || !gamma.allFinite()) {
+  if (!all_finite(q) || !all_finite(v) || !all_finite(tau) || !all_finite(J) || !all_finite(gamma)) {
     report.status = SolveStatus::NonFinite;
     report.message = "non-finite q, v, τ or constraint rows";
     return report;
@@ -226,7 +226,7 @@ SolveReport solve(const Model& model, Data& data, ConstrainedWorkspace& ws, cons
     report.method = method;
     if (report.status == SolveStatus::Singular) return report;
   }
-  if (!data.ddq.allFinite() || !ws.lambda.head(m).allFinite()) {
+  if (!all_finite(data.ddq) || !all_finite(ws.lambda.head(m))) {
     report.status = SolveStatus::NonFinite;
     report.message = "the solve produced a non-finite acceleration or multiplier";
     return report;
@@ -275,7 +275,7 @@ bool solve_locks(const Model& model, Data& data, ConstrainedWorkspace& ws, Const
   report.rows = m;
   report.rank = m;
   report.method = ConstrainedMethod::Hybrid;
-  if (!q.allFinite() || !v.allFinite() || !tau.allFinite() || !gamma.allFinite()) {
+  if (!all_finite(q) || !all_finite(v) || !all_finite(tau) || !all_finite(gamma)) {
     report.status = SolveStatus::NonFinite;
     report.message = "non-finite q, v, τ or constraint rows";
     return true;
@@ -283,7 +283,7 @@ bool solve_locks(const Model& model, Data& data, ConstrainedWorkspace& ws, Const
   ws.reserve(m);
   aba_prescribed(model, data, q, v, tau, ws.prescribed, ws.qdd, ws.b, f_ext);
   for (int r = 0; r < m; ++r) ws.lambda[r] = ws.b[dofs[r]] - tau[dofs[r]];
-  if (!data.ddq.allFinite() || !ws.lambda.head(m).allFinite()) {
+  if (!all_finite(data.ddq) || !all_finite(ws.lambda.head(m))) {
     report.status = SolveStatus::NonFinite;
     report.message = "the solve produced a non-finite acceleration or multiplier";
     return true;
@@ -313,7 +313,7 @@ SolveReport constrained_forward_dynamics(const Model& model, Data& data, Constra
   // the same single pass here, unless ABA will run (no rows, Auto).
   const bool aba_only = set.dim() == 0 && method == ConstrainedMethod::Auto;
   bool have = kinematics;
-  if (!have && !aba_only && q.size() == model.nq && v.size() == model.nv && q.allFinite() && v.allFinite()) {
+  if (!have && !aba_only && q.size() == model.nq && v.size() == model.nv && all_finite(q) && all_finite(v)) {
     forward_kinematics_bias(model, data, q, v);
     update_joint_jacobians(model, data);
     have = true;

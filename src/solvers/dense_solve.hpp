@@ -19,7 +19,7 @@ inline int solve_square(const MatrixX& K, const VectorX& b, VectorX& x) {
   const auto pivots = lu.matrixLU().diagonal().cwiseAbs();
   const bool tiny = K.rows() > 0 && pivots.minCoeff() <= kRankTolerance * pivots.maxCoeff();
   const double scale = 1.0 + b.cwiseAbs().maxCoeff();
-  if (!tiny && x.allFinite() && (K * x - b).cwiseAbs().maxCoeff() <= 1e-9 * scale) return static_cast<int>(K.rows());
+  if (!tiny && all_finite(x) && (K * x - b).cwiseAbs().maxCoeff() <= 1e-9 * scale) return static_cast<int>(K.rows());
   Eigen::CompleteOrthogonalDecomposition<MatrixX> cod(K);
   cod.setThreshold(kRankTolerance);
   x = cod.solve(b);

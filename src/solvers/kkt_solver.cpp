@@ -28,7 +28,7 @@ SolveReport solve_kkt(const Model& model, Data& data, ConstrainedWorkspace& ws, 
   const double res = (K * sol - rhs).cwiseAbs().maxCoeff();
   const double scale = 1.0 + rhs.cwiseAbs().maxCoeff();
   report.rank = m;
-  if (tiny_pivot || !sol.allFinite() || res > 1e-9 * scale) {
+  if (tiny_pivot || !all_finite(sol) || res > 1e-9 * scale) {
     Eigen::CompleteOrthogonalDecomposition<MatrixX> cod(K);
     cod.setThreshold(kRankTolerance);
     sol = cod.solve(rhs);
