@@ -67,8 +67,8 @@ MatrixX null_space_basis(const MatrixX& A, int n, int& rank) {
 }
 
 // Full KKT (Müller, eq. for the plastic impact): [M Jᵀ; J 0][Δv; Λ] = [U; c].
-void jump_full(const MatrixX& M, const MatrixX& J, const VectorX& U, const VectorX& c, VectorX& dv, VectorX& Lambda,
-               int& rank) {
+void jump_full(const MatrixX& M, const Eigen::Ref<const MatrixX>& J, const VectorX& U, const VectorX& c, VectorX& dv,
+               VectorX& Lambda, int& rank) {
   const int n = static_cast<int>(M.rows()), m = static_cast<int>(J.rows());
   MatrixX K = MatrixX::Zero(n + m, n + m);
   K.topLeftCorner(n, n) = M;
@@ -87,8 +87,8 @@ void jump_full(const MatrixX& M, const MatrixX& J, const VectorX& U, const Vecto
 //   S Λ = J M⁻¹ U − c,  S = J M⁻¹ Jᵀ = Yᵀ D⁻¹ Y (Y = L⁻ᵀ Jᵀ),  Δv = M⁻¹ (U − Jᵀ Λ).
 // Dependent rows: S is singular, Λ minimum-norm, Δv still unique. Returns false if M is not
 // positive definite.
-bool jump_range(const Model& model, Data& data, const MatrixX& J, const VectorX& U, const VectorX& c, VectorX& dv,
-                VectorX& Lambda, int& rank) {
+bool jump_range(const Model& model, Data& data, const Eigen::Ref<const MatrixX>& J, const VectorX& U, const VectorX& c,
+                VectorX& dv, VectorX& Lambda, int& rank) {
   const int n = model.nv, m = static_cast<int>(J.rows());
   try {
     factorize_mass_matrix(model, data);
@@ -100,9 +100,11 @@ bool jump_range(const Model& model, Data& data, const MatrixX& J, const VectorX&
   thread_local VectorX w, r;
   thread_local Eigen::LDLT<MatrixX> ldlt;
   const VectorX& Dinv = data.Dinv_fact;
-  w = U;  // D⁻¹ L⁻ᵀ U
-  solve_mass_lt(model, data, w);
-  w.array() *= Dinv.array();
+  w = U;  // D⁻¹ L⁻ᵀ U (zero without an applied impulse: no sweep)
+  if (!U.isZero(0.0)) {
+    solve_mass_lt(model, data, w);
+    w.array() *= Dinv.array();
+  }
   Yt = J;
   solve_mass_lt_transposed(model, data, Yt);
   S.resize(m, m);
@@ -208,8 +210,20 @@ JumpResult velocity_jump(const Model& model, Data& data, const Eigen::Ref<const 
   const MatrixX& M = data.M;
   JumpResult res;
   res.v_minus = v_minus;
-  MatrixX J(m, n);
-  J << J1, J2;
+  // J = [J1; J2]: when the two blocks are consecutive rows of one matrix (as
+  // activate_constraints() and ConstraintSet::J() give them) a view, else a copy.
+  MatrixX Jcopy;
+  const bool adjacent = m1 == 0 || m2 == 0 || (J1.outerStride() == J2.outerStride() && J2.data() == J1.data() + m1);
+  const double* Jdata = m1 > 0 ? J1.data() : J2.data();
+  const Eigen::Index Jstride = m1 > 0 ? J1.outerStride() : J2.outerStride();
+  if (!adjacent) {
+    Jcopy.resize(m, n);
+    Jcopy << J1, J2;
+  }
+  const Eigen::Map<const MatrixX, 0, Eigen::OuterStride<>> J =
+      adjacent ? Eigen::Map<const MatrixX, 0, Eigen::OuterStride<>>(
+                     m > 0 ? Jdata : nullptr, m, n, Eigen::OuterStride<>(std::max<Eigen::Index>(Jstride, 1)))
+               : Eigen::Map<const MatrixX, 0, Eigen::OuterStride<>>(Jcopy.data(), m, n, Eigen::OuterStride<>(m));
   const VectorX U = options.impulse.size() ? options.impulse : VectorX::Zero(n);
   if (!all_finite(v_minus) || !all_finite(J) || !all_finite(U) || !all_finite(M)) {
     res.status = SolveStatus::NonFinite;
@@ -328,7 +342,10 @@ JumpResult activate_constraints(const Model& model, Data& data, ConstraintSet& s
   };
   int m1 = 0, m2 = 0;
   for (const auto& n : active) (is_new(n) ? m2 : m1) += set.get(n).dim();
-  MatrixX J1(m1, model.nv), J2(m2, model.nv);
+  // [J1; J2] in one matrix, so that velocity_jump() sees consecutive rows and copies nothing.
+  MatrixX Jall(m1 + m2, model.nv);
+  auto J1 = Jall.topRows(m1);
+  auto J2 = Jall.bottomRows(m2);
   std::vector<int> locked1, locked2;
   bool all_locks = true;
   std::vector<std::pair<std::string, int>> order;  // (name, row in [J1; J2])
