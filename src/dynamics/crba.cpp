@@ -26,17 +26,17 @@ ARTICULA_FLATTEN void composite_pass(const Model& model, Data& data) {
       const Motion sk{s.head<3>(), s.tail<3>()};
       const Force F = Ic * sk;
       M(k, k) = sk.dot(F) + model.armature[k];
-      // The ancestors by runs of consecutive dofs (model.ancestor_runs): the loop index is
-      // arithmetic, not a chain of loads through λ, so the dot products overlap.
-      const int* run = model.ancestor_runs.data() + 2 * model.run_offset[k];
-      const int* run_end = model.ancestor_runs.data() + 2 * model.run_offset[k + 1];
-      for (; run != run_end; run += 2) {
-        for (int j = run[1]; j >= run[0]; --j) {
-          const auto sj = J.col(j);
-          const double Hjk = sj.head<3>().dot(F.f) + sj.tail<3>().dot(F.n);
-          M(j, k) = Hjk;
-          M(k, j) = Hjk;
-        }
+      // The ancestors of dof k, nearest first, as one contiguous list (model.ancestors): the
+      // loop reads the next index from memory, not through a chain of λ loads, so the dot
+      // products overlap.
+      const int* anc = model.ancestors.data() + model.ancestor_offset[k];
+      const int* anc_end = model.ancestors.data() + model.ancestor_offset[k + 1];
+      for (; anc != anc_end; ++anc) {
+        const int j = *anc;
+        const auto sj = J.col(j);
+        const double Hjk = sj.head<3>().dot(F.f) + sj.tail<3>().dot(F.n);
+        M(j, k) = Hjk;
+        M(k, j) = Hjk;
       }
     }
     const Index p = model.parents[i];

@@ -216,17 +216,6 @@ Model ModelBuilder::build() const {
     }
   }
 
-  m.run_offset.assign(1, 0);
-  for (int k = 0; k < m.nv; ++k) {
-    for (int j = m.dof_parent[k]; j >= 0;) {
-      const int hi = j;
-      while (j > 0 && m.dof_parent[j] == j - 1) --j;
-      m.ancestor_runs.push_back(j);
-      m.ancestor_runs.push_back(hi);
-      j = m.dof_parent[j];
-    }
-    m.run_offset.push_back(static_cast<int>(m.ancestor_runs.size() / 2));
-  }
   m.ancestor_offset.assign(1, 0);
   for (int k = 0; k < m.nv; ++k) {
     for (int j = m.dof_parent[k]; j >= 0; j = m.dof_parent[j]) m.ancestors.push_back(j);

@@ -42,16 +42,12 @@ struct Model {
   // Per dof (size nv) and per coordinate (size nq).
   MatrixX S;                    // (6 × nv) motion subspaces in the child frames
   std::vector<int> dof_parent;  // λ(k) for the sparse LTLᵀ of M (RBDA §6.5), −1 at roots
-  // The ancestors of dof k (λ(k), λ(λ(k)), …) as runs of consecutive indices [lo, hi], nearest
-  // first: pairs ancestor_runs[2r], [2r+1] for r in [run_offset[k], run_offset[k+1]). With the
-  // factors stored by columns, each run is one contiguous, vectorizable loop (crba.cpp).
-  std::vector<int> ancestor_runs;
-  std::vector<int> run_offset;           // (nv + 1)
-  // The same ancestors one by one, nearest first (decreasing index): ancestors[t] for t in
-  // [ancestor_offset[k], ancestor_offset[k+1]). The ancestors of the t-th ancestor of k are
-  // the rest of k's list after t, which makes the packed LᵀDL rows (Data::Lfact) line up.
+  // The ancestors of dof k (λ(k), λ(λ(k)), …), nearest first (decreasing index):
+  // ancestors[t] for t in [ancestor_offset[k], ancestor_offset[k+1]). The ancestors of the t-th
+  // ancestor of k are the rest of k's list after t, which makes the packed LᵀDL rows
+  // (Data::Lfact) line up; crba() walks the same lists.
   std::vector<int> ancestors;
-  std::vector<int> ancestor_offset;  // (nv + 1)
+  std::vector<int> ancestor_offset;      // (nv + 1)
   std::vector<Index> dof_joint;          // joint of each dof
   VectorX lower, upper;                  // (nq) position limits (±inf if none)
   VectorX velocity_limit, effort_limit;  // (nv) (+inf if none)
