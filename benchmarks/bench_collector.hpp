@@ -1,7 +1,8 @@
 #pragma once
 // Shared by the bench_* programs: the compiler and models folder of the report, and the
 // Google Benchmark reporter, which keeps the console output
-// and records, per benchmark, the median over repetitions of the CPU time per call (or,
+// and records, per benchmark, the median over repetitions of the CPU time per call — or the wall
+// time, for programs whose timed calls use more than one thread (Collector(Clock::Wall)) — (or,
 // with one repetition, the median of the runs), so that a summary table can follow.
 #include <benchmark/benchmark.h>
 
@@ -33,11 +34,14 @@ inline std::string bench_models_dir() {
 
 class Collector : public benchmark::ConsoleReporter {
  public:
+  enum class Clock { Cpu, Wall };
+  explicit Collector(Clock clock = Clock::Cpu) : clock_(clock) {}
   void ReportRuns(const std::vector<Run>& runs) override {
     ConsoleReporter::ReportRuns(runs);
     for (const Run& r : runs) {
       if (r.error_occurred) continue;
-      const double ns = r.GetAdjustedCPUTime() / benchmark::GetTimeUnitMultiplier(r.time_unit) * 1e9;
+      const double t = clock_ == Clock::Wall ? r.GetAdjustedRealTime() : r.GetAdjustedCPUTime();
+      const double ns = t / benchmark::GetTimeUnitMultiplier(r.time_unit) * 1e9;
       const std::string& name = r.run_name.function_name;
       if (r.run_type == Run::RT_Aggregate) {
         if (r.aggregate_name == "median") median_[name] = ns;
@@ -46,7 +50,7 @@ class Collector : public benchmark::ConsoleReporter {
       }
     }
   }
-  /// Median CPU time per call in µs, or NaN when the benchmark did not run.
+  /// Median CPU (or wall) time per call in µs, or NaN when the benchmark did not run.
   double micros(const std::string& name) const {
     if (const auto it = median_.find(name); it != median_.end()) return it->second * 1e-3;
     if (const auto it = samples_.find(name); it != samples_.end() && !it->second.empty()) {
@@ -58,6 +62,7 @@ class Collector : public benchmark::ConsoleReporter {
   }
 
  private:
+  Clock clock_;
   std::map<std::string, double> median_;
   std::map<std::string, std::vector<double>> samples_;
 };

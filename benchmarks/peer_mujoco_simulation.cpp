@@ -1,19 +1,17 @@
 // MuJoCo 2.2.2 whole simulations, peer of bench_simulation: see peer_mujoco_simulation.hpp.
 #include "peer_mujoco_simulation.hpp"
 
-#include <fcntl.h>
 #include <mujoco/mujoco.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 
+#include "articula/engine/telemetry.hpp"
 #include "mujoco_loading.hpp"
 
 namespace articula::bench {
@@ -27,66 +25,36 @@ using mjutil::last_model_as_mjcf;
 using mjutil::load_text;
 using mjutil::ModelPtr;
 
-// The same kind of writer as articula's CSV sink (src/engine/csv_log.cpp): numbers by
-// std::to_chars (shortest round-trip text), NaN as "nan", rows appended to one reserved
-// string written with ::write() whenever it passes 64 KiB, and at the end.
+// The log: articula's own CSV sink (make_csv_log, src/engine/csv_log.cpp) — the same writer,
+// files and writer thread as articula's runs — fed one row of numbers per mj_step.
 class CsvWriter {
  public:
-  static constexpr std::size_t kFlushBytes = 64 * 1024;
   void open(const std::string& path, const std::vector<std::string>& header) {
-    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw std::runtime_error("MuJoCo peer: cannot open " + path + ": " + std::strerror(errno));
-    buffer_.clear();
-    buffer_.reserve(kFlushBytes + header.size() * 33 + 1);
-    for (std::size_t i = 0; i < header.size(); ++i) {
-      if (i > 0) buffer_ += ',';
-      buffer_ += header[i];
-    }
-    buffer_ += '\n';
+    sink_ = make_csv_log(path);
+    sink_->begin(header);
+    row_.clear();
+    row_.reserve(header.size());
     rows_ = 0;
   }
-  bool is_open() const { return fd_ >= 0; }
+  bool is_open() const { return sink_ != nullptr; }
   void number(double x, bool first) {
-    if (!first) buffer_ += ',';
-    if (std::isnan(x)) {
-      buffer_.append("nan", 3);
-      return;
-    }
-    char text[32];
-    buffer_.append(text, static_cast<std::size_t>(std::to_chars(text, text + sizeof text, x).ptr - text));
+    if (first) row_.clear();
+    row_.push_back(x);
   }
   void end_row() {
-    buffer_ += '\n';
+    sink_->append(row_);
     ++rows_;
-    if (buffer_.size() >= kFlushBytes) flush();
   }
-  void close() {
-    if (fd_ < 0) return;
-    flush();
-    ::close(fd_);
-    fd_ = -1;
+  void close(double t_end) {
+    if (!sink_) return;
+    sink_->finish({.status = "completed", .message = "", .t_end = t_end, .steps = rows_});
+    sink_.reset();
   }
   long rows() const { return rows_; }
-  ~CsvWriter() {
-    try {
-      close();
-    } catch (...) {  // a failed write at destruction: the file is left as it is
-    }
-  }
 
  private:
-  void flush() {
-    std::size_t done = 0;
-    while (done < buffer_.size()) {
-      const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) throw std::runtime_error(std::string("MuJoCo peer: write: ") + std::strerror(errno));
-      done += static_cast<std::size_t>(n);
-    }
-    buffer_.clear();
-  }
-  int fd_ = -1;
-  std::string buffer_;
+  std::unique_ptr<LogSink> sink_;
+  std::vector<double> row_;
   long rows_ = 0;
 };
 
@@ -161,7 +129,7 @@ class MujocoSimulationPeer final : public SimulationPeer {
       stats->columns = static_cast<int>(header_.size());
       end_stats(*stats);
     }
-    log.close();
+    log.close(d->time);
   }
 
  private:

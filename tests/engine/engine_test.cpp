@@ -416,6 +416,13 @@ TEST(Engine, InvalidSettingsAreClearErrorsBeforeTheRun) {
 TEST(Engine, ARunKilledHalfwayLeavesACsvThatParsesToTheLastCompleteRow) {
   const std::string dir = ::testing::TempDir() + "articula_kill_" + std::to_string(::getpid());
   std::filesystem::create_directories(dir);
+  struct RemoveAtExit {  // also when an assertion returns early (the child leaves by _exit)
+    std::string dir;
+    ~RemoveAtExit() {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    }
+  } cleanup{dir};
   const std::string stem = dir + "/run";
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);
@@ -453,7 +460,6 @@ TEST(Engine, ARunKilledHalfwayLeavesACsvThatParsesToTheLastCompleteRow) {
   std::stringstream text;
   text << status_file.rdbuf();
   EXPECT_NE(text.str().find("running"), std::string::npos) << text.str();
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -137,21 +138,20 @@ TEST(TelemetryFormat, NamesRoundTripAndFactoryPicksTheExtension) {
 
 TEST_F(TelemetryCsv, RoundTripIsBitExact) {
   const std::vector<std::string> columns = {"t", "q.joint_1", "lambda.brake_1.0", "odd,\"name\""};
-  const auto rows = tricky_rows(1500, columns.size());  // ~130 KB: the 64 KiB buffer is written twice
+  const auto rows = tricky_rows(15000, columns.size());  // 60000 numbers: several writer blocks
   const std::string path = file("run.csv");
-  auto log = make_csv_log(path, 1e9);  // only the buffer size and flush() write
+  auto log = make_csv_log(path, 1e9);  // only full blocks and flush() write
   log->begin(columns);
-  for (const auto& row : rows) log->append(row);
-
-  // Before finish: whole lines only, some rows already out, not all.
+  for (std::size_t r = 0; r < 9000; ++r) log->append(rows[r]);
+  // flush(): every row appended so far is out, in whole lines.
+  log->flush();
   const std::string partial = read_file(path);
   ASSERT_FALSE(partial.empty());
   EXPECT_EQ(partial.back(), '\n');
-  const auto partial_rows = parse_csv(partial).size() - 1;
-  EXPECT_GT(partial_rows, 500u);
-  EXPECT_LT(partial_rows, rows.size());
+  EXPECT_EQ(parse_csv(partial).size(), 9001u);
+  for (std::size_t r = 9000; r < rows.size(); ++r) log->append(rows[r]);
 
-  log->finish({.status = "completed", .message = "", .t_end = 1.499, .steps = 1500});
+  log->finish({.status = "completed", .message = "", .t_end = 14.999, .steps = 15000});
   const auto records = parse_csv(read_file(path));
   ASSERT_EQ(records.size(), rows.size() + 1);
   EXPECT_EQ(records[0], columns);
@@ -244,6 +244,40 @@ TEST_F(TelemetryCsv, MisuseAndBadPathsThrow) {
         make_hdf5_log(file("slash.h5"))->begin({"t", "a/b"});
       },
       {"'a/b'"}));
+}
+
+// A write error of the writer thread (here: the file-size limit, EFBIG) reaches the caller as an
+// exception naming the file, from append() or flush(), not a silent loss of rows.
+TEST_F(TelemetryCsv, WriterThreadErrorReachesTheCaller) {
+  const std::string path = file("limited.csv");
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {  // the child: limited to 4 KiB files, SIGXFSZ ignored so that write() fails
+    int code = 1;
+    try {
+      ::signal(SIGXFSZ, SIG_IGN);
+      const rlimit limit{4096, 4096};
+      ::setrlimit(RLIMIT_FSIZE, &limit);
+      auto log = make_csv_log(path, 1e9);
+      log->begin({"t", "x"});
+      std::vector<double> row = {0.0, 1.0 / 3.0};
+      for (int i = 0; i < 100000; ++i) {
+        row[0] = i;
+        log->append(row);
+      }
+      log->flush();
+    } catch (const std::runtime_error& e) {
+      const std::string what = e.what();
+      code = what.find(path) != std::string::npos && what.find("cannot write") != std::string::npos ? 0 : 2;
+    } catch (...) {
+      code = 3;
+    }
+    ::_exit(code);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: no error seen, 2: message without the path, 3: another exception";
 }
 
 // A run killed with SIGKILL leaves a CSV of complete lines and a status file saying `running`.

@@ -10,7 +10,9 @@
 ///   momentum_residual, constraint_residual); root attributes `status`, `message`.
 /// Rows are buffered and written in whole lines (CSV) or whole chunks (HDF5) at least every
 /// `flush_period` seconds of wall time and at the end, so a run that is killed leaves a
-/// file that is valid up to its last flushed row.
+/// file that is valid up to its last flushed row. The CSV sink formats and writes its rows on
+/// a thread of its own (docs/telemetry.md); flush(), event() and finish() return once every
+/// earlier row is in the file.
 #include <chrono>
 #include <memory>
 #include <span>
@@ -50,7 +52,8 @@ class LogSink {
   /// One row, columns.size() values (NaN allowed). No allocation once the buffer has grown.
   virtual void append(std::span<const double> row) = 0;
   virtual void event(const EventLogRow& event) = 0;
-  /// Writes out the buffered rows and events (whole rows only).
+  /// Writes out the buffered rows and events (whole rows only); returns when they are written.
+  /// Rethrows (std::runtime_error) a write error of an earlier background write.
   virtual void flush() = 0;
   /// Flushes and records the final status; the sink is closed afterwards.
   virtual void finish(const LogStatus& status) = 0;
