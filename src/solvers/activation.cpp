@@ -1,5 +1,6 @@
 #include "articula/solvers/activation.hpp"
 
+#include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 #include <Eigen/QR>
 #include <algorithm>
@@ -165,34 +166,60 @@ void jump_minimal(const MatrixX& M, const MatrixX& J1, const MatrixX& J2, const 
   Lambda2 = sol.tail(m2);
 }
 
+// xᵀ M x column by column, without a temporary M x.
+double quadratic_form(const MatrixX& M, VectorRef x) {
+  double s = 0.0;
+  for (Eigen::Index j = 0; j < M.cols(); ++j) s += x[j] * M.col(j).dot(x);
+  return s;
+}
+
+// The number of distinct dofs in `locked`: the rank of its selection rows (a dof locked twice
+// gives two equal rows).
+int distinct_dofs(const std::vector<int>& locked, int n, std::vector<char>& seen) {
+  seen.assign(static_cast<std::size_t>(n), 0);
+  int count = 0;
+  for (int d : locked)
+    if (!seen[static_cast<std::size_t>(d)]) {
+      seen[static_cast<std::size_t>(d)] = 1;
+      ++count;
+    }
+  return count;
+}
+
 // Joint locks (selection rows S_L): Δv_L = c (= −(1+e) v⁻_L), M_FF Δv_F = U_F − M_FL Δv_L,
-// Λ = U_L − M_LF Δv_F − M_LL Δv_L. Only the free block is factorized.
+// Λ = U_L − M_LF Δv_F − M_LL Δv_L. Only the free block is factorized (Cholesky). Rank = the
+// number of distinct locked dofs. Scratch kept between calls: no allocation once sized.
 void jump_locks(const MatrixX& M, const std::vector<int>& locked, const VectorX& U, const VectorX& c, VectorX& dv,
-                VectorX& Lambda) {
+                VectorX& Lambda, int& rank) {
   const int n = static_cast<int>(M.rows()), m = static_cast<int>(locked.size());
-  std::vector<char> is_locked(n, 0);
-  for (int d : locked) is_locked[d] = 1;
-  std::vector<int> free;
+  thread_local std::vector<char> is_locked;
+  thread_local std::vector<int> free;
+  thread_local MatrixX MFF;
+  thread_local VectorX rhs;
+  thread_local Eigen::LLT<MatrixX> llt;
+  rank = distinct_dofs(locked, n, is_locked);
+  free.clear();
   for (int i = 0; i < n; ++i)
-    if (!is_locked[i]) free.push_back(i);
+    if (!is_locked[static_cast<std::size_t>(i)]) free.push_back(i);
   const int f = static_cast<int>(free.size());
   dv.setZero(n);
   for (int r = 0; r < m; ++r) dv[locked[r]] = c[r];
   if (f > 0) {
-    MatrixX MFF(f, f);
-    VectorX rhs(f);
+    MFF.resize(f, f);
+    rhs.resize(f);
     for (int a = 0; a < f; ++a) {
-      double s = U[free[a]];
-      for (int r = 0; r < m; ++r) s -= M(free[a], locked[r]) * c[r];
+      const int i = free[static_cast<std::size_t>(a)];
+      double s = U[i];
+      for (int r = 0; r < m; ++r) s -= M(i, locked[r]) * c[r];
       rhs[a] = s;
-      for (int b = 0; b < f; ++b) MFF(a, b) = M(free[a], free[b]);
+      for (int b = 0; b < f; ++b) MFF(a, b) = M(i, free[static_cast<std::size_t>(b)]);
     }
-    const VectorX dvF = MFF.llt().solve(rhs);
-    for (int a = 0; a < f; ++a) dv[free[a]] = dvF[a];
+    llt.compute(MFF);
+    llt.solveInPlace(rhs);
+    for (int a = 0; a < f; ++a) dv[free[static_cast<std::size_t>(a)]] = rhs[a];
   }
   Lambda.resize(m);
-  const VectorX Mdv = M * dv;
-  for (int r = 0; r < m; ++r) Lambda[r] = U[locked[r]] - Mdv[locked[r]];
+  for (int r = 0; r < m; ++r) Lambda[r] = U[locked[r]] - M.row(locked[r]).dot(dv);
 }
 
 }  // namespace
@@ -275,7 +302,7 @@ JumpResult velocity_jump(const Model& model, Data& data, const Eigen::Ref<const 
       }
       break;
     case JumpForm::Locks:
-      jump_locks(M, locked, U, c, dv, Lambda);
+      jump_locks(M, locked, U, c, dv, Lambda, res.rank);
       break;
     case JumpForm::Naive: {
       // Zero the locked rates, keep the others; other rows: Euclidean projection on ker J.
@@ -294,10 +321,15 @@ JumpResult velocity_jump(const Model& model, Data& data, const Eigen::Ref<const 
       break;
   }
   res.v_plus = v_minus + dv;
-  res.Lambda = Lambda;
-  if (form != JumpForm::Full && form != JumpForm::Range) {
-    const Eigen::CompleteOrthogonalDecomposition<MatrixX> cod(J);
-    res.rank = static_cast<int>(cod.rank());
+  res.Lambda = std::move(Lambda);
+  if (form != JumpForm::Full && form != JumpForm::Range && form != JumpForm::Locks) {
+    if (all_locks) {  // selection rows: no decomposition needed
+      thread_local std::vector<char> seen;
+      res.rank = distinct_dofs(locked, n, seen);
+    } else {
+      const Eigen::CompleteOrthogonalDecomposition<MatrixX> cod(J);
+      res.rank = static_cast<int>(cod.rank());
+    }
   }
   if (res.rank < m) res.status = SolveStatus::Redundant;
   if (form == JumpForm::Range) {
@@ -305,8 +337,8 @@ JumpResult velocity_jump(const Model& model, Data& data, const Eigen::Ref<const 
     res.kinetic_before = 0.5 * mass_quadratic_form(model, data, v_minus);
     res.kinetic_after = 0.5 * mass_quadratic_form(model, data, res.v_plus);
   } else {
-    res.kinetic_before = 0.5 * v_minus.dot(M * v_minus);
-    res.kinetic_after = 0.5 * res.v_plus.dot(M * res.v_plus);
+    res.kinetic_before = 0.5 * quadratic_form(M, v_minus);
+    res.kinetic_after = 0.5 * quadratic_form(M, res.v_plus);
   }
   if (options.diagnostics) {
     res.constraint_residual = m > 0 ? (J * res.v_plus + e * (J * v_minus)).cwiseAbs().maxCoeff() : 0.0;
