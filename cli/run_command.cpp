@@ -1,9 +1,11 @@
 // `articula run SCENARIO.yaml`: loads a scenario file (library: scenario/scenario.hpp), runs it
 // with its logs, shows progress on a terminal and prints a summary: the final state, the events
 // with their energies, the run status, wall time and real-time factor, the log files.
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -24,6 +26,39 @@ struct RunOptions {
   std::string output, format, jump;
   std::optional<double> duration;
   bool quiet = false;
+};
+
+// Ctrl-C (SIGINT) or SIGTERM during the run asks the simulator to stop before its next step:
+// the run ends with status `interrupted`, its logs are finished (CSV complete, HDF5 closed,
+// status file written) and the summary is printed. SA_RESETHAND: a second signal kills as usual.
+std::atomic<Simulator*> g_running{nullptr};
+
+extern "C" void request_stop_on_signal(int) {
+  if (Simulator* sim = g_running.load()) sim->request_stop();
+}
+
+class StopOnSignals {
+ public:
+  explicit StopOnSignals(Simulator& sim) {
+    g_running.store(&sim);
+    struct sigaction action {};
+    action.sa_handler = request_stop_on_signal;
+    action.sa_flags = SA_RESETHAND;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, &old_int_);
+    sigaction(SIGTERM, &action, &old_term_);
+  }
+  StopOnSignals(const StopOnSignals&) = delete;
+  StopOnSignals& operator=(const StopOnSignals&) = delete;
+  ~StopOnSignals() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+    g_running.store(nullptr);
+  }
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
 };
 
 std::string fmt(const char* f, double x) {
@@ -133,6 +168,7 @@ int run(const RunOptions& o) {
   const bool terminal = !o.quiet && ::isatty(STDERR_FILENO);
   RunResult r;
   try {
+    const StopOnSignals stop_on_signals(*s.simulator);
     r = run_scenario(s, terminal ? progress_bar() : std::function<void(double, double)>());
   } catch (const std::exception& e) {
     if (terminal) std::fprintf(stderr, "\r\033[K");
@@ -141,6 +177,10 @@ int run(const RunOptions& o) {
   }
   if (terminal) std::fprintf(stderr, "\r\033[K");
   print_summary(s, r, o.quiet);
+  if (r.status == RunStatus::Interrupted) {
+    std::fprintf(stderr, "articula run: interrupted at t = %g s; the logs hold the run up to there\n", r.t);
+    return 130;  // 128 + SIGINT, as a shell reports a Ctrl-C
+  }
   if (!r.ok()) {
     std::fprintf(stderr, "articula run: the run failed (%s): %s\n", to_string(r.status).c_str(), r.message.c_str());
     return 1;

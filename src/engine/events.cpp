@@ -56,6 +56,8 @@ std::string to_string(RunStatus status) {
       return "controller_failed";
     case RunStatus::Error:
       return "error";
+    case RunStatus::Interrupted:
+      return "interrupted";
   }
   return "?";
 }

@@ -117,4 +117,6 @@ RunResult Simulator::run(double duration) {
   return impl_->run(*this, duration);
 }
 
+void Simulator::request_stop() noexcept { impl_->stop_requested.store(true, std::memory_order_relaxed); }
+
 }  // namespace articula

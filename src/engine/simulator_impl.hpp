@@ -1,6 +1,7 @@
 #pragma once
 // Private state of Simulator (src/engine only): workspaces sized once, the event queue, the
 // controller clock and the log sinks.
+#include <atomic>
 #include <chrono>
 
 #include "articula/engine/simulator.hpp"
@@ -33,6 +34,10 @@ struct Simulator::Impl {
   };
 
   enum class Failure { None, NonFinite, Solver, Controller };
+
+  // Set by Simulator::request_stop() (maybe in a signal handler), cleared by the run it ends.
+  std::atomic<bool> stop_requested{false};
+  static_assert(std::atomic<bool>::is_always_lock_free, "request_stop() must be async-signal-safe");
 
   // f(q, v) at the held commands: contacts, motors, ABA or the constrained solve.
   bool rhs(Simulator& sim, VectorRef q, VectorRef v, Eigen::Ref<VectorX> vdot);

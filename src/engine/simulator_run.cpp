@@ -354,6 +354,10 @@ RunResult Simulator::Impl::run(Simulator& sim, double duration) {
   try {
     bool ok = at_instant(due_time_events(), true);
     while (ok && !stop && sim.t_ < t_end - eps) {
+      if (stop_requested.exchange(false, std::memory_order_relaxed)) {
+        fail(RunStatus::Interrupted, "interrupted (stop requested)");
+        break;
+      }
       double limit = t_end - sim.t_;
       for (const auto& e : events)
         if (e.event.time && !e.done && *e.event.time > sim.t_ + eps) limit = std::min(limit, *e.event.time - sim.t_);

@@ -1,11 +1,19 @@
 // `articula run SCENARIO.yaml` as a child process: the summary (events with energies, final
 // state, status, real-time factor, logs), the overrides (-o, --format, --jump, --duration) and
-// the exit codes (0 done, 1 run failed, 2 bad usage or bad input).
+// the exit codes (0 done, 1 run failed, 2 bad usage or bad input, 130 interrupted).
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
+#include <thread>
 
 #include "test_support.hpp"
 
@@ -64,6 +72,59 @@ TEST(RunCommand, AFailedRunExitsWith1) {
   EXPECT_EQ(r.code, 1) << r.output;
   EXPECT_TRUE(contains(r.output, "exploded")) << r.output;
   EXPECT_TRUE(fs::exists(dir / "out" / "run.status.yaml"));  // the log of the failed run is kept
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Ctrl-C during a long run: exit code 130, the log finished with status `interrupted`, every
+// line of the CSV complete.
+TEST(RunCommand, CtrlCStopsTheRunCleanlyWithExitCode130) {
+  const std::string dir = fresh_dir("interrupted");
+  const std::string scenario = bundled("pendulum3r_locking");
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, STDOUT_FILENO);
+    ::dup2(null, STDERR_FILENO);
+    ::execl(ARTICULA_CLI_PATH, ARTICULA_CLI_PATH, "run", scenario.c_str(), "-o", dir.c_str(), "--duration", "1e5",
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Wait for rows in the log (the run has started), then send SIGINT.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  auto lines_in_log = [&] {
+    const std::string text = read_text(dir + "/run.csv");
+    return std::count(text.begin(), text.end(), '\n');
+  };
+  while (lines_in_log() < 3 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by the signal instead of stopping: " << status;
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  const std::string yaml = read_text(dir + "/run.status.yaml");
+  EXPECT_EQ(yaml.rfind("status: interrupted\n", 0), 0u) << yaml;
+  const std::string csv = read_text(dir + "/run.csv");
+  ASSERT_FALSE(csv.empty());
+  EXPECT_EQ(csv.back(), '\n');
+  std::istringstream lines(csv);
+  std::string line;
+  std::getline(lines, line);
+  const auto fields = std::count(line.begin(), line.end(), ',');
+  int rows = 0;
+  while (std::getline(lines, line)) {
+    ASSERT_EQ(std::count(line.begin(), line.end(), ','), fields) << "row " << rows;
+    ++rows;
+  }
+  EXPECT_GE(rows, 3);
 }
 
 TEST(RunCommand, BadUsageExitsWith2) {

@@ -413,6 +413,54 @@ TEST(Engine, InvalidSettingsAreClearErrorsBeforeTheRun) {
   EXPECT_THROW(sim.set_state(q, VectorX::Zero(3)), std::invalid_argument);
 }
 
+// request_stop() (what `articula run` calls on Ctrl-C) ends the run before its next step with
+// status `interrupted`, finishes the log with that status, and is consumed: the next run goes on.
+TEST(Engine, RequestStopEndsTheRunAsInterruptedAndFinishesTheLog) {
+  const std::string dir = ::testing::TempDir() + "articula_stop_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  struct RemoveAtExit {
+    std::string dir;
+    ~RemoveAtExit() {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    }
+  } cleanup{dir};
+  Robot robot = Robot::from_urdf(test::model_path("pendulum3r"));
+  robot.add_motor({.name = "m1", .joint = "joint1"});
+  Simulator sim(robot);
+  bool asked = false;
+  sim.set_controller(
+      [&](double t, VectorRef, VectorRef, VectorRef, Eigen::Ref<VectorX> u) {
+        u.setZero();
+        if (!asked && t >= 0.1 - 1e-12) {
+          sim.request_stop();
+          asked = true;
+        }
+        return true;
+      },
+      0.01);
+  sim.add_log(make_log(LogFormat::Csv, dir + "/run"));
+  const RunResult r = sim.run(1.0);
+  EXPECT_EQ(r.status, RunStatus::Interrupted);
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(to_string(r.status), "interrupted");
+  EXPECT_NEAR(r.t, 0.1, 1e-9);
+  EXPECT_NE(r.message.find("interrupted"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("t = 0.1"), std::string::npos) << r.message;
+  std::ifstream status_file(dir + "/run.status.yaml");
+  std::stringstream status;
+  status << status_file.rdbuf();
+  EXPECT_EQ(status.str().rfind("status: interrupted\n", 0), 0u) << status.str();
+  std::ifstream csv(dir + "/run.csv");
+  std::string line, last;
+  while (std::getline(csv, line)) last = line;
+  EXPECT_NEAR(std::stod(last.substr(0, last.find(','))), 0.1, 1e-9);  // the log ends at the stop
+
+  const RunResult r2 = sim.run(0.2);
+  EXPECT_EQ(r2.status, RunStatus::Completed) << r2.message;
+  EXPECT_NEAR(r2.t, 0.3, 1e-9);
+}
+
 TEST(Engine, ARunKilledHalfwayLeavesACsvThatParsesToTheLastCompleteRow) {
   const std::string dir = ::testing::TempDir() + "articula_kill_" + std::to_string(::getpid());
   std::filesystem::create_directories(dir);

@@ -112,6 +112,7 @@ enum class RunStatus {
   StepTooSmall,      ///< Dormand–Prince needed a step below min_step
   ControllerFailed,  ///< the controller returned false or threw
   Error,             ///< a user callback (constraint, guard) or the log threw; the message says what
+  Interrupted,       ///< request_stop() (e.g. from a SIGINT handler): ended between two steps
 };
 std::string to_string(RunStatus status);
 
@@ -150,6 +151,10 @@ class Simulator {
   /// begun here, finished at its end (also on failure), then released. Can be called again to
   /// continue (add new logs first to record the continuation).
   RunResult run(double duration);
+  /// Asks the current run (or, if none is going, the next one) to end before its next step,
+  /// with status Interrupted and its logs finished as for any other end. Async-signal-safe
+  /// (one lock-free atomic store): callable from a signal handler or another thread.
+  void request_stop() noexcept;
 
   double time() const { return t_; }
   const VectorX& q() const { return q_; }
