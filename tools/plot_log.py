@@ -13,6 +13,7 @@ with the csv module; plots with matplotlib's Agg backend (no display needed).
 """
 import argparse
 import csv
+import io
 import fnmatch
 import math
 import sys
@@ -32,8 +33,20 @@ def read_header(path):
         return next(csv.reader(f), [])
 
 
+def ends_with_newline(path):
+    """False when the last line is unterminated: a process killed (SIGKILL) while writing can
+    leave one cut-off line at the end, which is not a row and is dropped."""
+    with open(path, "rb") as f:
+        f.seek(0, 2)
+        if f.tell() == 0:
+            return True
+        f.seek(-1, 2)
+        return f.read(1) == b"\n"
+
+
 def read_columns(path, names):
     """The named columns of a CSV log as sequences of floats (`nan` reads as NaN)."""
+    complete = ends_with_newline(path)
     pandas = None
     if Path(path).stat().st_size > PANDAS_BYTES:  # pandas parses faster but takes a while to import
         try:
@@ -42,18 +55,18 @@ def read_columns(path, names):
             pass
     if pandas is not None:
         frame = pandas.read_csv(path, usecols=names)
+        if not complete:
+            frame = frame.iloc[:-1]
         return {name: frame[name].to_numpy(dtype=float) for name in names}
     with open(path, newline="") as f:
-        reader = csv.reader(f)
-        header = next(reader)
-        index = [header.index(name) for name in names]
-        values = {name: [] for name in names}
-        for record in reader:
-            if len(record) != len(header):
-                continue  # not a row of this log
-            for name, i in zip(names, index):
-                values[name].append(float(record[i]))
-    return values
+        text = f.read()
+    if not complete:
+        text = text[: text.rfind("\n") + 1]  # drop the cut-off last line
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header = next(reader)
+    index = [header.index(name) for name in names]
+    records = [record for record in reader if len(record) == len(header)]
+    return {name: [float(record[i]) for record in records] for name, i in zip(names, index)}
 
 
 def read_events(log_path):

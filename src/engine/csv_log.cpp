@@ -4,7 +4,8 @@
 // part: ~50 ns a number) and writes them with POSIX ::write() in whole lines only, so a killed
 // process leaves only complete lines. The simulation fills a block while the writer formats
 // earlier ones (a ring of eight), and waits only when the writer is behind by all of them.
-// flush() returns when every row appended so far is in the file.
+// An event line goes into the queue behind the rows before it (the writer appends it to the
+// events file after them). flush() returns when every row and event so far is in the files.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -44,6 +45,7 @@ class File {
   ~File() { close(); }
   void open(const std::string& path) {
     close();
+    detail::remove_old_log(path);
     fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd_ < 0) throw file_error("open", path, errno);
     path_ = path;
@@ -125,7 +127,8 @@ std::string yaml_number(double x) {
 // simulation waits only when the writer is behind by all of them.
 class BlockWriter {
  public:
-  BlockWriter(File& file, std::size_t ncols, std::size_t block_values) : file_(file), ncols_(ncols) {
+  BlockWriter(File& file, File& events, std::size_t ncols, std::size_t block_values)
+      : file_(file), events_(events), ncols_(ncols) {
     for (auto& block : queue_) block.reserve(block_values);
     work_.reserve(block_values);
     text_.reserve(block_values * (kMaxNumberChars + 1));
@@ -142,14 +145,17 @@ class BlockWriter {
     changed_.notify_all();
     thread_.join();
   }
-  // Queues the rows of `block` (row-major, ncols numbers each); `block` comes back empty, with
-  // the capacity of a block written before (no allocation). Waits while the ring is full;
+  // Queues the rows of `block` (row-major, ncols numbers each) and, if not empty, an event
+  // line for the events file, written after those rows; `block` comes back empty, with the
+  // capacity of a block written before (no allocation). Waits while the ring is full;
   // rethrows the thread's write error, if any.
-  void submit(std::vector<double>& block) {
+  void submit(std::vector<double>& block, std::string event_line = {}) {
     std::unique_lock lock(mutex_);
     changed_.wait(lock, [this] { return queued_ < kQueuedBlocks; });
     if (error_) std::rethrow_exception(error_);
-    queue_[(head_ + queued_) % kQueuedBlocks].swap(block);
+    const std::size_t slot = (head_ + queued_) % kQueuedBlocks;
+    queue_[slot].swap(block);
+    events_after_[slot] = std::move(event_line);
     block.clear();
     ++queued_;
     lock.unlock();
@@ -175,6 +181,7 @@ class BlockWriter {
       changed_.wait(lock, [this] { return queued_ > 0 || stop_; });
       if (queued_ == 0) return;
       work_.swap(queue_[head_]);  // the slot gets the empty buffer back
+      event_line_.swap(events_after_[head_]);
       head_ = (head_ + 1) % kQueuedBlocks;
       --queued_;
       writing_ = true;
@@ -184,10 +191,12 @@ class BlockWriter {
       try {
         format();
         file_.write(text_);
+        if (!event_line_.empty()) events_.write(event_line_);
       } catch (...) {
         error = std::current_exception();
       }
       work_.clear();
+      event_line_.clear();
       lock.lock();
       if (error && !error_) error_ = error;
       writing_ = false;
@@ -205,14 +214,17 @@ class BlockWriter {
   }
 
   File& file_;
+  File& events_;
   const std::size_t ncols_;
   std::mutex mutex_;
   std::condition_variable changed_;
   std::array<std::vector<double>, kQueuedBlocks> queue_;  // blocks head_ … head_ + queued_ − 1 wait
+  std::array<std::string, kQueuedBlocks> events_after_;   // each block's event line, if any
   std::size_t head_ = 0, queued_ = 0;
   bool writing_ = false, stop_ = false;
   std::vector<double> work_;  // the block being written (writer thread only)
   std::string text_;          // its text (writer thread only)
+  std::string event_line_;    // its event line (writer thread only)
   std::exception_ptr error_;  // the first write error, rethrown to the simulation thread
   std::thread thread_;        // last: started once everything above exists
 };
@@ -259,7 +271,7 @@ class CsvLog final : public LogSink {
     events_.write("time,name,actions,kinetic_before,kinetic_after,potential,momentum_residual,constraint_residual\n");
     block_values_ = std::max<std::size_t>(1, kBlockValues / ncols_) * ncols_;
     block_.reserve(block_values_);
-    writer_ = std::make_unique<BlockWriter>(main_, ncols_, block_values_);
+    writer_ = std::make_unique<BlockWriter>(main_, events_, ncols_, block_values_);
     timer_.restart();
     state_ = State::Open;
   }
@@ -293,8 +305,8 @@ class CsvLog final : public LogSink {
       append_number(line, x);
     }
     line += '\n';
-    flush();  // the rows up to the event first
-    events_.write(line);
+    // Queued behind the rows before it, written by the writer thread: no wait here.
+    writer_->submit(block_, std::move(line));
   }
 
   void flush() override {

@@ -96,6 +96,7 @@ class Hdf5Log final : public LogSink {
         throw std::invalid_argument("HDF5 log begin: column name '" + name +
                                     "' is not a dataset name (no '/', not '.' nor 'events')");
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors become exceptions, not prints
+    detail::remove_old_log(path_);
     file_ = Handle(check(H5Fcreate(path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), "create file"), H5Fclose);
     string_type_ = Handle(check(H5Tcopy(H5T_C_S1), "copy string type"), H5Tclose);
     check(H5Tset_size(string_type_, H5T_VARIABLE), "variable-length string type");

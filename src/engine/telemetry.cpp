@@ -2,6 +2,9 @@
 // shared by the CSV and HDF5 sinks (csv_log.cpp, hdf5_log.cpp).
 #include "articula/engine/telemetry.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <stdexcept>
 #include <unordered_set>
@@ -32,6 +35,11 @@ void check_log_columns(const std::vector<std::string>& columns, const char* func
 }
 
 namespace detail {
+
+void remove_old_log(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::unlink(path.c_str());
+}
 
 bool FlushTimer::due() {
   if (++count_ < stride_) return false;

@@ -488,7 +488,15 @@ TEST(Engine, ARunKilledHalfwayLeavesACsvThatParsesToTheLastCompleteRow) {
   int status = 0;
   ::waitpid(child, &status, 0);
   ASSERT_TRUE(WIFSIGNALED(status));
-  std::ifstream in(stem + ".csv");
+  std::ifstream file(stem + ".csv");
+  std::stringstream content;
+  content << file.rdbuf();
+  std::string csv = content.str();
+  // A kill inside a write() can leave one unterminated fragment at the end (docs/telemetry.md):
+  // it is not a row, and readers drop it. Every terminated line is a whole row.
+  ASSERT_NE(csv.find('\n'), std::string::npos);
+  csv.erase(csv.rfind('\n') + 1);
+  std::istringstream in(csv);
   std::string line;
   ASSERT_TRUE(std::getline(in, line));
   const auto fields = [](const std::string& l) { return std::count(l.begin(), l.end(), ',') + 1; };

@@ -11,8 +11,8 @@
 /// Rows are buffered and written in whole lines (CSV) or whole chunks (HDF5) at least every
 /// `flush_period` seconds of wall time and at the end, so a run that is killed leaves a
 /// file that is valid up to its last flushed row. The CSV sink formats and writes its rows on
-/// a thread of its own (docs/telemetry.md); flush(), event() and finish() return once every
-/// earlier row is in the file.
+/// a thread of its own (docs/telemetry.md); flush() and finish() return once every
+/// earlier row and event is in the files; event() queues its line behind the rows before it.
 #include <chrono>
 #include <memory>
 #include <span>
@@ -75,6 +75,12 @@ std::unique_ptr<LogSink> make_log(LogFormat format, const std::string& stem, dou
 void check_log_columns(const std::vector<std::string>& columns, const char* function);
 
 namespace detail {
+/// Removes an earlier log at `path` before a sink creates its file, if it is a regular file (a
+/// symbolic link or anything else is left to the open call). Truncating a file that holds
+/// data instead costs ~0.3 ms on ext4 (the blocks are freed at once) and makes its close()
+/// start writeback (auto_da_alloc); a fresh file costs ~0.05 ms. A reader that still has the
+/// old file open keeps reading it, whole.
+void remove_old_log(const std::string& path);
 /// When a sink writes its buffered rows because `period` seconds of wall time (steady_clock)
 /// passed since its last write. The clock is read every `stride` rows, the stride adapted
 /// (1 … 64) so that it is read a few times per period: cheap for fast runs, timely for slow ones.
