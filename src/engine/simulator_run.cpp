@@ -405,7 +405,17 @@ RunResult Simulator::Impl::run(Simulator& sim, double duration) {
   result.t = sim.t_;
   result.wall_time = std::chrono::duration<double>(clock::now() - wall0).count();
   LogStatus log_status{to_string(status), message, sim.t_, result.steps};
-  for (auto& sink : sinks) sink->finish(log_status);
+  // A log that cannot be finished (disk full, …) does not take the run's result away: the run
+  // reports status `error` naming the file, and the other logs are still finished.
+  for (auto& sink : sinks) {
+    try {
+      sink->finish(log_status);
+    } catch (const std::exception& e) {
+      result.status = RunStatus::Error;
+      result.message = "error: the log '" + sink->path() + "' could not be finished: " + e.what() + " (the run " +
+                       (message.empty() ? to_string(status) : message) + ")";
+    }
+  }
   sinks.clear();  // a log records one run
   return result;
 }

@@ -2,6 +2,7 @@
 // location, a humanoid with fixed feet and a hand on a wall, failures and their statuses.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -459,6 +460,42 @@ TEST(Engine, RequestStopEndsTheRunAsInterruptedAndFinishesTheLog) {
   const RunResult r2 = sim.run(0.2);
   EXPECT_EQ(r2.status, RunStatus::Completed) << r2.message;
   EXPECT_NEAR(r2.t, 0.3, 1e-9);
+}
+
+// A log that fails (here: the file-size limit, EFBIG) ends the run with status `error` naming
+// the file; run() returns its result instead of throwing.
+TEST(Engine, AFailingLogEndsTheRunWithAnErrorNamingTheFile) {
+  const std::string dir = ::testing::TempDir() + "articula_full_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  struct RemoveAtExit {
+    std::string dir;
+    ~RemoveAtExit() {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    }
+  } cleanup{dir};
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {  // limited to 4 KiB files, SIGXFSZ ignored so that write() fails
+    int code = 1;
+    try {
+      ::signal(SIGXFSZ, SIG_IGN);
+      const rlimit limit{4096, 4096};
+      ::setrlimit(RLIMIT_FSIZE, &limit);
+      Robot robot = Robot::from_urdf(test::model_path("pendulum3r"));
+      Simulator sim(robot);
+      sim.add_log(make_log(LogFormat::Csv, dir + "/run"));
+      const RunResult r = sim.run(2.0);
+      code = r.status == RunStatus::Error && r.message.find(dir + "/run.csv") != std::string::npos ? 0 : 2;
+    } catch (...) {
+      code = 3;
+    }
+    ::_exit(code);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "2: not status error naming the file, 3: run() threw";
 }
 
 TEST(Engine, ARunKilledHalfwayLeavesACsvThatParsesToTheLastCompleteRow) {
