@@ -1,5 +1,6 @@
 #include "articula/dynamics/energy.hpp"
 
+#include "articula/common/check.hpp"
 #include "articula/dynamics/jacobian.hpp"
 #include "articula/dynamics/kinematics.hpp"
 
@@ -40,6 +41,13 @@ double potential_energy(const Model& model, Data& data, VectorRef q) {
 
 double mechanical_energy(const Model& model, Data& data, VectorRef q, VectorRef v) {
   forward_kinematics(model, data, q, v);
+  data.kinetic_energy = kinetic_from_velocities(model, data, v);
+  data.potential_energy = potential_from_placements(model, data);
+  return data.kinetic_energy + data.potential_energy;
+}
+
+double mechanical_energy_from_kinematics(const Model& model, Data& data, VectorRef v) {
+  ARTICULA_CHECK_SIZE(v, model.nv);
   data.kinetic_energy = kinetic_from_velocities(model, data, v);
   data.potential_energy = potential_from_placements(model, data);
   return data.kinetic_energy + data.potential_energy;

@@ -277,8 +277,10 @@ void Simulator::Impl::fill_row(Simulator& sim, double kinetic, double potential)
 }
 
 void Simulator::Impl::log_sample(Simulator& sim, RunResult& result) {
-  articula::mechanical_energy(*model, aux, sim.q_, sim.v_);
-  fill_row(sim, aux.kinetic_energy, aux.potential_energy);
+  // The evaluation made just before every sample (at_instant) left the kinematics of (q, v) in
+  // `data`: the energies need no pass of their own.
+  articula::mechanical_energy_from_kinematics(*model, data, sim.v_);
+  fill_row(sim, data.kinetic_energy, data.potential_energy);
   const std::span<const double> values(row.data(), static_cast<std::size_t>(row.size()));
   for (auto& sink : sinks) sink->append(values);
   if (sim.options_.record_samples) result.samples.push_back(row);

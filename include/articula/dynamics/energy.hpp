@@ -10,6 +10,10 @@ double kinetic_energy(const Model& model, Data& data, VectorRef q, VectorRef v);
 double potential_energy(const Model& model, Data& data, VectorRef q);
 /// Both, from one kinematics pass: data.kinetic_energy, data.potential_energy; returns their sum.
 double mechanical_energy(const Model& model, Data& data, VectorRef q, VectorRef v);
+/// The same two energies from the placements data.oMi and body velocities data.v already
+/// computed for (q, v) — by forward_kinematics(q, v), rnea(), aba(), aba_prescribed() or
+/// constrained_forward_dynamics() at that state — without another kinematics pass.
+double mechanical_energy_from_kinematics(const Model& model, Data& data, VectorRef v);
 /// Centre of mass in the world into data.com (and data.mass). Cost O(n).
 const Vector3& center_of_mass(const Model& model, Data& data, VectorRef q);
 /// 3 × nv Jacobian of the centre of mass (world axes) into data.Jcom, with data.com.
