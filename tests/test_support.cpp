@@ -1,9 +1,12 @@
 #include "test_support.hpp"
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
 
 namespace articula::test {
 
@@ -44,6 +47,17 @@ CliResult run_cli(const std::string& args) {
 
 void add_armature(Model& model) {
   for (int k = 0; k < model.nv; ++k) model.armature[k] = 0.01 + 0.09 * k / std::max(1, model.nv - 1);
+}
+
+ScratchDir::ScratchDir(const std::string& stem)
+    : path_(::testing::TempDir() + stem + "_" + std::to_string(::getpid())) {
+  std::filesystem::remove_all(path_);
+  std::filesystem::create_directories(path_);
+}
+
+ScratchDir::~ScratchDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
 }
 
 }  // namespace articula::test

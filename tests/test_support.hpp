@@ -30,6 +30,20 @@ struct CliResult {
 /// capturing stdout and stderr together, and returns its exit code.
 CliResult run_cli(const std::string& args);
 
+/// A fresh directory under the test temp dir, `<stem>_<pid>`, removed with its contents when
+/// the object goes (also when an assertion returns early; a forked child leaves by _exit).
+class ScratchDir {
+ public:
+  explicit ScratchDir(const std::string& stem);
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  ~ScratchDir();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
 /// Gives every dof a distinct positive armature (0.01 … 0.1).
 void add_armature(Model& model);
 

@@ -417,15 +417,8 @@ TEST(Engine, InvalidSettingsAreClearErrorsBeforeTheRun) {
 // request_stop() (what `articula run` calls on Ctrl-C) ends the run before its next step with
 // status `interrupted`, finishes the log with that status, and is consumed: the next run goes on.
 TEST(Engine, RequestStopEndsTheRunAsInterruptedAndFinishesTheLog) {
-  const std::string dir = ::testing::TempDir() + "articula_stop_" + std::to_string(::getpid());
-  std::filesystem::create_directories(dir);
-  struct RemoveAtExit {
-    std::string dir;
-    ~RemoveAtExit() {
-      std::error_code ec;
-      std::filesystem::remove_all(dir, ec);
-    }
-  } cleanup{dir};
+  const test::ScratchDir scratch("articula_stop");
+  const std::string& dir = scratch.path();
   Robot robot = Robot::from_urdf(test::model_path("pendulum3r"));
   robot.add_motor({.name = "m1", .joint = "joint1"});
   Simulator sim(robot);
@@ -506,15 +499,8 @@ TEST(Engine, LoggedEnergiesMatchTheStateForEveryMethod) {
 }
 
 TEST(Engine, AFailingLogEndsTheRunWithAnErrorNamingTheFile) {
-  const std::string dir = ::testing::TempDir() + "articula_full_" + std::to_string(::getpid());
-  std::filesystem::create_directories(dir);
-  struct RemoveAtExit {
-    std::string dir;
-    ~RemoveAtExit() {
-      std::error_code ec;
-      std::filesystem::remove_all(dir, ec);
-    }
-  } cleanup{dir};
+  const test::ScratchDir scratch("articula_full");
+  const std::string& dir = scratch.path();
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0) {  // limited to 4 KiB files, SIGXFSZ ignored so that write() fails
@@ -540,15 +526,8 @@ TEST(Engine, AFailingLogEndsTheRunWithAnErrorNamingTheFile) {
 }
 
 TEST(Engine, ARunKilledHalfwayLeavesACsvThatParsesToTheLastCompleteRow) {
-  const std::string dir = ::testing::TempDir() + "articula_kill_" + std::to_string(::getpid());
-  std::filesystem::create_directories(dir);
-  struct RemoveAtExit {  // also when an assertion returns early (the child leaves by _exit)
-    std::string dir;
-    ~RemoveAtExit() {
-      std::error_code ec;
-      std::filesystem::remove_all(dir, ec);
-    }
-  } cleanup{dir};
+  const test::ScratchDir scratch("articula_kill");
+  const std::string& dir = scratch.path();
   const std::string stem = dir + "/run";
   const pid_t child = ::fork();
   ASSERT_GE(child, 0);
