@@ -1,5 +1,6 @@
 #pragma once
 /// Shared helpers for the test suite: the bundled models, random states, tolerances.
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -29,6 +30,11 @@ struct CliResult {
 /// Runs the built `articula` CLI with the given arguments (shell-quoted by the caller),
 /// capturing stdout and stderr together, and returns its exit code.
 CliResult run_cli(const std::string& args);
+
+/// Runs `body` in a forked child whose files may not grow past `max_file_bytes` (SIGXFSZ
+/// ignored, so that write() fails with EFBIG) and returns the child's exit code: body's return
+/// value, 100 if it threw, −1 if the child did not exit normally.
+int exit_code_with_file_size_limit(long max_file_bytes, const std::function<int()>& body);
 
 /// A fresh directory under the test temp dir, `<stem>_<pid>`, removed with its contents when
 /// the object goes (also when an assertion returns early; a forked child leaves by _exit).

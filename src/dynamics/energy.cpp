@@ -41,9 +41,7 @@ double potential_energy(const Model& model, Data& data, VectorRef q) {
 
 double mechanical_energy(const Model& model, Data& data, VectorRef q, VectorRef v) {
   forward_kinematics(model, data, q, v);
-  data.kinetic_energy = kinetic_from_velocities(model, data, v);
-  data.potential_energy = potential_from_placements(model, data);
-  return data.kinetic_energy + data.potential_energy;
+  return mechanical_energy_from_kinematics(model, data, v);
 }
 
 double mechanical_energy_from_kinematics(const Model& model, Data& data, VectorRef v) {

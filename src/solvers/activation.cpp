@@ -187,17 +187,17 @@ int distinct_dofs(const std::vector<int>& locked, int n, std::vector<char>& seen
 }
 
 // Joint locks (selection rows S_L): Δv_L = c (= −(1+e) v⁻_L), M_FF Δv_F = U_F − M_FL Δv_L,
-// Λ = U_L − M_LF Δv_F − M_LL Δv_L. Only the free block is factorized (Cholesky). Rank = the
-// number of distinct locked dofs. Scratch kept between calls: no allocation once sized.
+// Λ = U_L − M_LF Δv_F − M_LL Δv_L. Only the free block is factorized (Cholesky). Scratch kept
+// between calls: no allocation once sized.
 void jump_locks(const MatrixX& M, const std::vector<int>& locked, const VectorX& U, const VectorX& c, VectorX& dv,
-                VectorX& Lambda, int& rank) {
+                VectorX& Lambda) {
   const int n = static_cast<int>(M.rows()), m = static_cast<int>(locked.size());
   thread_local std::vector<char> is_locked;
   thread_local std::vector<int> free;
   thread_local MatrixX MFF;
   thread_local VectorX rhs;
   thread_local Eigen::LLT<MatrixX> llt;
-  rank = distinct_dofs(locked, n, is_locked);
+  distinct_dofs(locked, n, is_locked);  // marks the locked dofs
   free.clear();
   for (int i = 0; i < n; ++i)
     if (!is_locked[static_cast<std::size_t>(i)]) free.push_back(i);
@@ -302,7 +302,7 @@ JumpResult velocity_jump(const Model& model, Data& data, const Eigen::Ref<const 
       }
       break;
     case JumpForm::Locks:
-      jump_locks(M, locked, U, c, dv, Lambda, res.rank);
+      jump_locks(M, locked, U, c, dv, Lambda);
       break;
     case JumpForm::Naive: {
       // Zero the locked rates, keep the others; other rows: Euclidean projection on ker J.
@@ -322,8 +322,8 @@ JumpResult velocity_jump(const Model& model, Data& data, const Eigen::Ref<const 
   }
   res.v_plus = v_minus + dv;
   res.Lambda = std::move(Lambda);
-  if (form != JumpForm::Full && form != JumpForm::Range && form != JumpForm::Locks) {
-    if (all_locks) {  // selection rows: no decomposition needed
+  if (form != JumpForm::Full && form != JumpForm::Range) {
+    if (all_locks) {  // selection rows: the rank is the number of distinct locked dofs
       thread_local std::vector<char> seen;
       res.rank = distinct_dofs(locked, n, seen);
     } else {

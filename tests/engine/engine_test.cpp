@@ -2,7 +2,6 @@
 // location, a humanoid with fixed feet and a hand on a wall, failures and their statuses.
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -501,28 +500,14 @@ TEST(Engine, LoggedEnergiesMatchTheStateForEveryMethod) {
 TEST(Engine, AFailingLogEndsTheRunWithAnErrorNamingTheFile) {
   const test::ScratchDir scratch("articula_full");
   const std::string& dir = scratch.path();
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {  // limited to 4 KiB files, SIGXFSZ ignored so that write() fails
-    int code = 1;
-    try {
-      ::signal(SIGXFSZ, SIG_IGN);
-      const rlimit limit{4096, 4096};
-      ::setrlimit(RLIMIT_FSIZE, &limit);
-      Robot robot = Robot::from_urdf(test::model_path("pendulum3r"));
-      Simulator sim(robot);
-      sim.add_log(make_log(LogFormat::Csv, dir + "/run"));
-      const RunResult r = sim.run(2.0);
-      code = r.status == RunStatus::Error && r.message.find(dir + "/run.csv") != std::string::npos ? 0 : 2;
-    } catch (...) {
-      code = 3;
-    }
-    ::_exit(code);
-  }
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status)) << status;
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "2: not status error naming the file, 3: run() threw";
+  const int code = test::exit_code_with_file_size_limit(4096, [&] {
+    Robot robot = Robot::from_urdf(test::model_path("pendulum3r"));
+    Simulator sim(robot);
+    sim.add_log(make_log(LogFormat::Csv, dir + "/run"));
+    const RunResult r = sim.run(2.0);
+    return r.status == RunStatus::Error && r.message.find(dir + "/run.csv") != std::string::npos ? 0 : 2;
+  });
+  EXPECT_EQ(code, 0) << "2: not status error naming the file, 100: run() threw";
 }
 
 TEST(Engine, ARunKilledHalfwayLeavesACsvThatParsesToTheLastCompleteRow) {
