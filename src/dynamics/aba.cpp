@@ -1,5 +1,6 @@
 #include "articula/dynamics/aba.hpp"
 
+#include <Eigen/Cholesky>
 #include <cmath>
 
 #include "articula/common/check.hpp"
@@ -39,6 +40,12 @@ void spd_inverse(const Matrix6& A, int n, Matrix6& out) {
       out(i, j) = x;
       out(j, i) = x;
     }
+}
+
+// A free-flyer joint at the root without armature (pass 3 solves it in world coordinates).
+ARTICULA_ALWAYS_INLINE bool free_root(const Model& model, Index i) {
+  if (model.parents[i] != kWorld || model.joint_types[i] != JointType::FreeFlyer) return false;
+  return model.armature.segment<6>(model.idx_v[i]).isZero(0.0);
 }
 
 // The articulated-body algorithm (RBDA §7.3, Table 7.1) carried out in world coordinates
@@ -108,6 +115,8 @@ ARTICULA_FLATTEN void aba_passes(const Model& model, Data& data, VectorRef q, Ve
         data.pA[p].f += pa.head<3>();
         data.pA[p].n += pa.tail<3>();
       }
+    } else if (free_root(model, i)) {
+      // Solved directly in pass 3; IA_i and pA_i stay.
     } else if (ni == 1) {
       const auto s = J.col(iv);
       const Vector6 U = IA * s;
@@ -162,6 +171,20 @@ ARTICULA_FLATTEN void aba_passes(const Model& model, Data& data, VectorRef q, Ve
       }
       const Vector6 f = data.IA[i] * a.vector() + data.pA[i].vector();
       for (int k = iv; k < iv + ni; ++k) tau_required[k] = J.col(k).dot(f) + model.armature[k] * qdd[k];
+      continue;
+    }
+    if (free_root(model, i)) {
+      // A free-flyer at the root: J_i = ⁰X_i (its world columns are the motion transform), so
+      // J_iᵀ (IA_i a_i + pA_i) = τ_i gives a_i = IA_i⁻¹ (⁰X_i* τ_i − pA_i) with ⁰X_i* = J_i⁻ᵀ, and
+      // q̈_i = ⁰X_i⁻¹ (a_i − a_0): one 6 × 6 Cholesky solve instead of forming and inverting
+      // D_i = J_iᵀ IA_i J_i (RBDA §7.3 with S_i invertible; the floating-base form of §9.3).
+      const Transform& oM = data.oMi[i];
+      const Force f = oM.act(Force{tau.template segment<3>(iv), tau.template segment<3>(iv + 3)}) - data.pA[i];
+      const Eigen::LLT<Matrix6> llt(data.IA[i]);
+      a = Motion::from(llt.solve(f.vector()));
+      const Motion qdd_root = oM.act_inv(a - a0);
+      data.ddq.segment<3>(iv) = qdd_root.v;
+      data.ddq.segment<3>(iv + 3) = qdd_root.w;
       continue;
     }
     const Vector6 av = a.vector();
