@@ -119,8 +119,11 @@ ARTICULA_FLATTEN void aba_passes(const Model& model, Data& data, VectorRef q, Ve
       // Solved directly in pass 3; IA_i and pA_i stay.
     } else if (ni == 1) {
       const auto s = J.col(iv);
-      const Vector6 U = IA * s;
-      const double Dinv = 1.0 / (s.dot(U) + model.armature[iv]);
+      // Sums split in two halves: shorter dependency chains on the leaf-to-root critical path.
+      const Vector6 U = (IA.col(0) * s[0] + IA.col(1) * s[1] + IA.col(2) * s[2]) +
+                        (IA.col(3) * s[3] + IA.col(4) * s[4] + IA.col(5) * s[5]);
+      const double Dinv = 1.0 / ((s[0] * U[0] + s[1] * U[1] + s[2] * U[2]) + (s[3] * U[3] + s[4] * U[4] + s[5] * U[5]) +
+                                 model.armature[iv]);
       const double u = tau[iv] - s.dot(pA);
       data.U.col(iv) = U;
       data.Dinv[i](0, 0) = Dinv;
@@ -129,7 +132,9 @@ ARTICULA_FLATTEN void aba_passes(const Model& model, Data& data, VectorRef q, Ve
         const Vector6 UD = U * Dinv;
         IA.noalias() -= UD * U.transpose();
         data.IA[p] += IA;
-        const Vector6 pa = pA + IA * data.a_gf[i].vector() + UD * u;
+        const Motion& c = data.a_gf[i];
+        const Vector6 pa = pA + (IA.col(0) * c.v[0] + IA.col(1) * c.v[1] + IA.col(2) * c.v[2]) +
+                           (IA.col(3) * c.w[0] + IA.col(4) * c.w[1] + IA.col(5) * c.w[2]) + UD * u;
         data.pA[p].f += pa.head<3>();
         data.pA[p].n += pa.tail<3>();
       }
@@ -190,7 +195,10 @@ ARTICULA_FLATTEN void aba_passes(const Model& model, Data& data, VectorRef q, Ve
     const Vector6 av = a.vector();
     if (ni == 1) {
       const auto s = J.col(iv);
-      const double ddq = data.Dinv[i](0, 0) * (data.u[iv] - data.U.col(iv).dot(av));
+      const auto U = data.U.col(iv);
+      const double Ua =
+          (U[0] * a.v[0] + U[1] * a.v[1] + U[2] * a.v[2]) + (U[3] * a.w[0] + U[4] * a.w[1] + U[5] * a.w[2]);
+      const double ddq = data.Dinv[i](0, 0) * (data.u[iv] - Ua);
       data.ddq[iv] = ddq;
       a.v += s.head<3>() * ddq;
       a.w += s.tail<3>() * ddq;
