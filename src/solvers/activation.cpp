@@ -251,7 +251,11 @@ JumpResult velocity_jump(const Model& model, Data& data, const Eigen::Ref<const 
       adjacent ? Eigen::Map<const MatrixX, 0, Eigen::OuterStride<>>(
                      m > 0 ? Jdata : nullptr, m, n, Eigen::OuterStride<>(std::max<Eigen::Index>(Jstride, 1)))
                : Eigen::Map<const MatrixX, 0, Eigen::OuterStride<>>(Jcopy.data(), m, n, Eigen::OuterStride<>(m));
-  const VectorX U = options.impulse.size() ? options.impulse : VectorX::Zero(n);
+  // Scratch kept between calls (a study or a simulation may jump often): no allocation once
+  // sized, apart from the result's own vectors.
+  thread_local VectorX U_zero, c, dv;
+  if (options.impulse.size() == 0) U_zero.setZero(n);
+  const VectorX& U = options.impulse.size() ? options.impulse : U_zero;
   if (!all_finite(v_minus) || !all_finite(J) || !all_finite(U) || !all_finite(M)) {
     res.status = SolveStatus::NonFinite;
     res.message = "non-finite velocity, rows, impulse or mass matrix";
@@ -259,7 +263,9 @@ JumpResult velocity_jump(const Model& model, Data& data, const Eigen::Ref<const 
     return res;
   }
   const double e = options.restitution;
-  const VectorX c = -(1.0 + e) * (J * v_minus);
+  c.resize(m);
+  c.noalias() = J * v_minus;
+  c *= -(1.0 + e);
   JumpForm form = options.form;
   const bool all_locks = static_cast<int>(locked.size()) == m && m > 0;
   // Measured (benchmarks/README.md, bench_activation): the range-space form of the full
@@ -274,7 +280,8 @@ JumpResult velocity_jump(const Model& model, Data& data, const Eigen::Ref<const 
   }
   if (m1 == 0 && (form == JumpForm::Projector || form == JumpForm::Minimal)) form = JumpForm::Full;
   res.form = form;
-  VectorX dv = VectorX::Zero(n), Lambda = VectorX::Zero(m), Lambda2;
+  dv.setZero(n);
+  VectorX Lambda = VectorX::Zero(m), Lambda2;
   int rank2 = m2;
   switch (form) {
     case JumpForm::Full:
