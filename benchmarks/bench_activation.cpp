@@ -187,8 +187,8 @@ std::unique_ptr<Case> make_case(const CaseSpec& spec) {
 
 // The timed call "with": rows + crba + the jump, as a user would call it at an event.
 articula::JumpResult jump_with(Case& c, std::size_t i, JumpForm form) {
-  // As activate_constraints(): M from the rows' kinematics pass when there was one.
-  if (c.set->compute_rows(c.model, *c.data, c.q[i], c.v[i]))
+  // As activate_constraints(): J only (placements-only pass for frame rows), M from that pass.
+  if (c.set->compute_jacobian(c.model, *c.data, c.q[i], c.v[i]))
     articula::crba_from_kinematics(c.model, *c.data);
   else
     articula::crba(c.model, *c.data, c.q[i]);
@@ -322,7 +322,7 @@ void register_benchmarks(std::vector<std::unique_ptr<Case>>& cases) {
       });
     }
     add(bench_name(*c, "piece:rows+crba"), [c](std::size_t i) {
-      if (c->set->compute_rows(c->model, *c->data, c->q[i], c->v[i]))
+      if (c->set->compute_jacobian(c->model, *c->data, c->q[i], c->v[i]))
         benchmark::DoNotOptimize(articula::crba_from_kinematics(c->model, *c->data).data());
       else
         benchmark::DoNotOptimize(articula::crba(c->model, *c->data, c->q[i]).data());
@@ -390,7 +390,8 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
   }
   std::printf("\nWhat one timed call includes (every call sets its state, cycling through the %zu states):\n", kStates);
   std::printf(
-      "- with: ConstraintSet::compute_rows(q, v⁻) (kinematics, joint Jacobians, all rows) + M "
+      "- with: ConstraintSet::compute_jacobian(q, v⁻) (placements-only kinematics for frame rows, joint Jacobians, J) "
+      "+ M "
       "(crba_from_kinematics on that pass; crba(q) for lock-only rows, as activate_constraints) + "
       "velocity_jump(model, data, J().topRows(m1), J().bottomRows(m2), v⁻, "
       "JumpOptions{form, 0, {}, false}, locked)\n");
@@ -398,7 +399,7 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
   std::printf(
       "- range: JumpForm::Range, the full system in range-space form (tree-sparse LᵀDL of M, "
       "S = J M⁻¹ Jᵀ, LDLᵀ of S); M is refactorized in every call, also \"alone\"\n");
-  std::printf("- rows+crba: compute_rows + M (as in \"with\") only\n");
+  std::printf("- rows+crba: compute_jacobian + M (as in \"with\") only\n");
   std::printf(
       "- constrained FD: constrained_forward_dynamics(..., ConstrainedMethod::Auto) with all m1 + m2 rows "
       "enabled (rows + crba + bias forces + solve)\n");

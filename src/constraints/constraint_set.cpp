@@ -116,6 +116,8 @@ void ConstraintSet::resize() {
     gamma_.setZero(total);
     drift_.setZero(total);
     error_.setZero(total);
+    scratch_gamma_.setZero(total);
+    scratch_error_.setZero(total);
     jv_.setZero(total);
     VectorX old = lambda_;
     lambda_.setZero(total);
@@ -155,6 +157,36 @@ bool ConstraintSet::compute_rows(const Model& model, Data& data, VectorRef q, Ve
     const int m = c.dim();
     if (c.baumgarte_frequency() > 0.0)
       gamma_.segment(row, m) += c.kd() * Jv.segment(row, m) + c.kp() * error_.segment(row, m);
+    row += m;
+  }
+  return kinematics;
+}
+
+bool ConstraintSet::compute_jacobian(const Model& model, Data& data, VectorRef q, VectorRef v) {
+  bool kinematics = false, placements = true;
+  for (const auto& e : entries_)
+    if (e.enabled && e.constraint->uses_kinematics()) {
+      kinematics = true;
+      placements = placements && e.constraint->jacobian_from_placements();
+    }
+  if (kinematics) {
+    if (placements)
+      forward_kinematics(model, data, q);
+    else
+      forward_kinematics_bias(model, data, q, v);
+    update_joint_jacobians(model, data);
+  }
+  int row = 0;
+  for (auto& e : entries_) {
+    if (!e.enabled) continue;
+    Constraint& c = *e.constraint;
+    if (e.needs_reference || !c.has_reference()) {
+      c.capture_reference(model, data, q);
+      e.needs_reference = false;
+    }
+    const int m = c.dim();
+    c.jacobian(model, data, q, v, J_.middleRows(row, m), scratch_gamma_.segment(row, m),
+               scratch_error_.segment(row, m));
     row += m;
   }
   return kinematics;

@@ -90,16 +90,16 @@ void FramePairConstraint::compute(const Model& model, const Data& data, VectorRe
   for (int k = 3; k < 6; ++k) angular = angular || mask_.axis[k];
   // Full six drift / error entries, then keep the masked ones.
   Eigen::Matrix<double, 6, 1> g6, e6;
-  Vector3 d = A.p;
-  Matrix3 RbT = Matrix3::Identity();
+  Vector3 d = A.p;  // p_A − p_B
   if (id_b_ < 0) {
+    R_b_last_.setIdentity();
     g6 << A.a, A.dw;
     e6.head<3>() = A.p - reference_.p;
     e6.tail<3>() = angular ? log3(A.R * reference_.R.transpose()) : Vector3::Zero();
   } else {
     const FrameMotion B = frame_motion(model, data, id_b_);
     R_b_last_ = B.R;
-    RbT = B.R.transpose();
+    const Matrix3 RbT = B.R.transpose();
     d = A.p - B.p;
     const Vector3 u = A.v - B.v - B.w.cross(d);  // relative velocity of A's origin w.r.t. B's body point there
     g6.head<3>() = RbT * (A.a - B.a - B.dw.cross(d) - B.w.cross(A.v - B.v) - B.w.cross(u));
@@ -107,16 +107,34 @@ void FramePairConstraint::compute(const Model& model, const Data& data, VectorRe
     e6.head<3>() = RbT * d - reference_.p;
     e6.tail<3>() = angular ? log3(RbT * A.R * reference_.R.transpose()) : Vector3::Zero();
   }
-  int row_of[6];
   int r = 0;
-  for (int k = 0; k < 6; ++k) {
-    row_of[k] = mask_.axis[k] ? r : -1;
+  for (int k = 0; k < 6; ++k)
     if (mask_.axis[k]) {
       gamma[r] = g6[k];
       error[r] = e6[k];
       ++r;
     }
+  write_jacobian(model, data, A.p, d, J);
+}
+
+void FramePairConstraint::jacobian(const Model& model, const Data& data, VectorRef, VectorRef, Eigen::Ref<MatrixX> J,
+                                   Eigen::Ref<VectorX>, Eigen::Ref<VectorX>) {
+  const Vector3 pa = frame_placement(model, data, id_a_).p;
+  if (id_b_ < 0) {
+    R_b_last_.setIdentity();
+    write_jacobian(model, data, pa, pa, J);
+  } else {
+    const Transform Xb = frame_placement(model, data, id_b_);
+    R_b_last_ = Xb.R;
+    write_jacobian(model, data, pa, pa - Xb.p, J);
   }
+}
+
+void FramePairConstraint::write_jacobian(const Model& model, const Data& data, const Vector3& p_a, const Vector3& d,
+                                         Eigen::Ref<MatrixX> J) {
+  int row_of[6];
+  int r = 0;
+  for (int k = 0; k < 6; ++k) row_of[k] = mask_.axis[k] ? r++ : -1;
   if (id_b_ < 0) {
     // B is the world (R_B = I): the rows are entries of A's local-world-aligned Jacobian,
     // column c = [v_c + ω_c × p_A; ω_c] for the dofs supporting A (frame_jacobian()), others 0.
@@ -129,7 +147,7 @@ void FramePairConstraint::compute(const Model& model, const Data& data, VectorRe
       }
       const auto col = data.J.col(c);
       const Vector3 w = col.tail<3>();
-      const Vector3 lin = col.head<3>() + w.cross(A.p);
+      const Vector3 lin = col.head<3>() + w.cross(p_a);
       for (int k = 0; k < 3; ++k) {
         if (row_of[k] >= 0) J(row_of[k], c) = lin[k];
         if (row_of[k + 3] >= 0) J(row_of[k + 3], c) = w[k];
@@ -137,6 +155,7 @@ void FramePairConstraint::compute(const Model& model, const Data& data, VectorRe
     }
     return;
   }
+  const Matrix3 RbT = R_b_last_.transpose();
   frame_jacobian(model, data, id_a_, ReferenceFrame::LocalWorldAligned, Ja_);
   frame_jacobian(model, data, id_b_, ReferenceFrame::LocalWorldAligned, Jb_);
   for (int k = 0; k < 6; ++k) {

@@ -369,7 +369,8 @@ JumpResult activate_constraints(const Model& model, Data& data, ConstraintSet& s
   for (const auto& n : names) set.get(n);  // throws for an unknown name before any change
   const std::vector<std::string> before = set.enabled_names();
   for (const auto& n : names) set.enable(n);
-  if (set.compute_rows(model, data, q, v_minus))
+  // The jump needs J and M only: the placements-only pass when the constraints allow it.
+  if (set.compute_jacobian(model, data, q, v_minus))
     crba_from_kinematics(model, data);
   else
     crba(model, data, q);

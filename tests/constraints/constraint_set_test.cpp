@@ -88,6 +88,41 @@ TEST(ConstraintSet, ReferenceIsThePoseAtEnable) {
   EXPECT_LT(set.error().norm(), 1e-12);
 }
 
+// compute_jacobian() (the jump's J-only path) writes the J of compute_rows() and leaves γ,
+// the drift and the errors of the last compute_rows(); with a distance constraint (no
+// placements-only path) it falls back to the velocity-level pass and still agrees.
+TEST(ConstraintSet, ComputeJacobianMatchesComputeRowsAndKeepsGamma) {
+  const Model model = load_urdf(test::model_path("talos_reduced"), BaseType::Floating);
+  for (const bool with_distance : {false, true}) {
+    Data data(model);
+    ConstraintSet set(model);
+    set.add(std::make_shared<FrameConstraint>("left", "left_sole_link"));
+    set.add(std::make_shared<FrameConstraint>("right", "right_sole_link", AxisMask::parse("xyzrz")));
+    set.add(std::make_shared<LoopConstraint>("hands", "gripper_left_motor_double_link",
+                                             "gripper_right_motor_double_link", AxisMask::weld()));
+    set.add(std::make_shared<JointLock>("head", std::vector<std::string>{"head_1_joint"}));
+    if (with_distance) set.add(std::make_shared<DistanceConstraint>("span", "arm_left_4_link", "arm_right_4_link"));
+    std::mt19937 rng(7);
+    const VectorX q0 = random_configuration(model, rng);
+    const VectorX v0 = VectorX::Random(model.nv);
+    set.compute_rows(model, data, q0, v0);  // references at q0
+    const VectorX q = random_configuration(model, rng);
+    const VectorX v = VectorX::Random(model.nv);
+    set.compute_rows(model, data, q, v);
+    const MatrixX J = set.J();
+    const VectorX gamma = set.gamma(), drift = set.drift(), error = set.error();
+    const Matrix3 R_left = data.oMi[model.frames[model.frame_id("left_sole_link")].parent].R;
+    // Different placements in data first, so that a stale pass would show.
+    forward_kinematics(model, data, random_configuration(model, rng));
+    EXPECT_TRUE(set.compute_jacobian(model, data, q, v));
+    EXPECT_EQ((set.J() - J).cwiseAbs().maxCoeff(), 0.0);
+    EXPECT_EQ(set.gamma(), gamma);
+    EXPECT_EQ(set.drift(), drift);
+    EXPECT_EQ(set.error(), error);
+    EXPECT_TRUE(data.oMi[model.frames[model.frame_id("left_sole_link")].parent].R.isApprox(R_left, 0.0));
+  }
+}
+
 TEST(AxisMask, ParsesNamesAndSubsets) {
   EXPECT_EQ(AxisMask::parse("weld").count(), 6);
   EXPECT_EQ(AxisMask::parse("point").count(), 3);

@@ -52,6 +52,18 @@ class Constraint {
   /// update_joint_jacobians() on data for this (q, v); bind() called. No allocation.
   virtual void compute(const Model& model, const Data& data, VectorRef q, VectorRef v, Eigen::Ref<MatrixX> J,
                        Eigen::Ref<VectorX> gamma, Eigen::Ref<VectorX> error) = 0;
+  /// True if jacobian() needs only the placements (forward_kinematics(q) and
+  /// update_joint_jacobians()), not the velocity-level pass compute() reads: a set whose
+  /// enabled constraints all say so computes its Jacobian at a velocity jump without that pass
+  /// (ConstraintSet::compute_jacobian()).
+  virtual bool jacobian_from_placements() const { return false; }
+  /// Writes J only; gamma and error are scratch (m) whose contents are unspecified afterwards.
+  /// Preconditions: those of compute(), or only forward_kinematics(q) + update_joint_jacobians()
+  /// when jacobian_from_placements(). This default runs compute().
+  virtual void jacobian(const Model& model, const Data& data, VectorRef q, VectorRef v, Eigen::Ref<MatrixX> J,
+                        Eigen::Ref<VectorX> gamma, Eigen::Ref<VectorX> error) {
+    compute(model, data, q, v, J, gamma, error);
+  }
 
  protected:
   void set_has_reference(bool value) { has_reference_ = value; }

@@ -50,7 +50,13 @@ class ConstraintSet {
   /// returns true: the solvers then reuse them (crba_from_kinematics, bias_from_kinematics).
   /// No allocation once the set is sized (built-in constraints).
   bool compute_rows(const Model& model, Data& data, VectorRef q, VectorRef v);
-  /// The stacked rows of the last compute_rows().
+  /// J only, for a velocity jump (which needs no γ): the kinematics pass is placements-only
+  /// (forward_kinematics(q) + update_joint_jacobians()) when every enabled constraint that uses
+  /// kinematics has Constraint::jacobian_from_placements(), else the pass of compute_rows().
+  /// References are captured as by compute_rows(). γ, the drift and the errors keep the
+  /// values of the last compute_rows(). Returns true when a kinematics pass ran (data.oMi and data.J then hold q's).
+  bool compute_jacobian(const Model& model, Data& data, VectorRef q, VectorRef v);
+  /// The stacked rows of the last compute_rows() (J also of the last compute_jacobian()).
   auto J() const { return J_.topRows(dim_); }
   auto gamma() const { return gamma_.head(dim_); }
   auto drift() const { return drift_.head(dim_); }
@@ -79,6 +85,7 @@ class ConstraintSet {
   int dim_ = 0;
   MatrixX J_;
   VectorX gamma_, drift_, error_, lambda_, jv_;
+  VectorX scratch_gamma_, scratch_error_;  // compute_jacobian(): γ and e of constraints without a J-only path
   std::vector<int> lock_dofs_;
 };
 

@@ -22,6 +22,10 @@ class FramePairConstraint : public Constraint {
   void capture_reference(const Model& model, const Data& data, VectorRef q) override;
   void compute(const Model& model, const Data& data, VectorRef q, VectorRef v, Eigen::Ref<MatrixX> J,
                Eigen::Ref<VectorX> gamma, Eigen::Ref<VectorX> error) override;
+  /// J depends on the placements and the joint Jacobians only.
+  bool jacobian_from_placements() const override { return true; }
+  void jacobian(const Model& model, const Data& data, VectorRef q, VectorRef v, Eigen::Ref<MatrixX> J,
+                Eigen::Ref<VectorX> gamma, Eigen::Ref<VectorX> error) override;
 
   /// Sets the reference pose of A in B (in the world if B is the world); it is then kept across enables.
   void set_reference(const Transform& reference);
@@ -35,6 +39,9 @@ class FramePairConstraint : public Constraint {
 
  private:
   Transform relative_pose(const Model& model, const Data& data) const;
+  // The rows of J given A's origin p_a and d = p_A − p_B (p_A for the world), with R_B in R_b_last_.
+  void write_jacobian(const Model& model, const Data& data, const Vector3& p_a, const Vector3& d,
+                      Eigen::Ref<MatrixX> J);
   std::string frame_a_, frame_b_;
   AxisMask mask_;
   bool user_reference_ = false;
