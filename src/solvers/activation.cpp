@@ -97,7 +97,7 @@ bool jump_range(const Model& model, Data& data, const Eigen::Ref<const MatrixX>&
     return false;
   }
   // Scratch kept between calls (events are rare, but a study may jump often): sized once.
-  thread_local MatrixX Yt, S, L;
+  thread_local MatrixX Yt, DY, S, L;
   thread_local VectorX w, r;
   thread_local Eigen::LDLT<MatrixX> ldlt;
   const VectorX& Dinv = data.Dinv_fact;
@@ -109,7 +109,9 @@ bool jump_range(const Model& model, Data& data, const Eigen::Ref<const MatrixX>&
   Yt = J;
   solve_mass_lt_transposed(model, data, Yt);
   S.resize(m, m);
-  S.noalias() = Yt * Dinv.asDiagonal() * Yt.transpose();
+  DY.resize(m, n);
+  DY.noalias() = Yt * Dinv.asDiagonal();
+  S.noalias() = DY * Yt.transpose();
   r.resize(m);
   r.noalias() = Yt * w;
   r -= c;
