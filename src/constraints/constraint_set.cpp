@@ -125,13 +125,10 @@ void ConstraintSet::resize() {
   }
 }
 
-bool ConstraintSet::compute_rows(const Model& model, Data& data, VectorRef q, VectorRef v) {
-  bool kinematics = false;
-  for (const auto& e : entries_) kinematics = kinematics || (e.enabled && e.constraint->uses_kinematics());
-  if (kinematics) {
-    forward_kinematics_bias(model, data, q, v);
-    update_joint_jacobians(model, data);
-  }
+// Visits the enabled constraints in row order, capturing a reference where one is due, and
+// calls f(constraint, first row, rows); returns the total rows.
+template <typename F>
+int ConstraintSet::for_each_block(const Model& model, const Data& data, VectorRef q, F&& f) {
   int row = 0;
   for (auto& e : entries_) {
     if (!e.enabled) continue;
@@ -140,13 +137,23 @@ bool ConstraintSet::compute_rows(const Model& model, Data& data, VectorRef q, Ve
       c.capture_reference(model, data, q);
       e.needs_reference = false;
     }
-    const int m = c.dim();
-    auto J = J_.middleRows(row, m);
-    auto g = gamma_.segment(row, m);
-    c.compute(model, data, q, v, J, drift_.segment(row, m), error_.segment(row, m));
-    g = drift_.segment(row, m);
-    row += m;
+    f(c, row, c.dim());
+    row += c.dim();
   }
+  return row;
+}
+
+bool ConstraintSet::compute_rows(const Model& model, Data& data, VectorRef q, VectorRef v) {
+  bool kinematics = false;
+  for (const auto& e : entries_) kinematics = kinematics || (e.enabled && e.constraint->uses_kinematics());
+  if (kinematics) {
+    forward_kinematics_bias(model, data, q, v);
+    update_joint_jacobians(model, data);
+  }
+  int row = for_each_block(model, data, q, [&](Constraint& c, int r, int m) {
+    c.compute(model, data, q, v, J_.middleRows(r, m), drift_.segment(r, m), error_.segment(r, m));
+    gamma_.segment(r, m) = drift_.segment(r, m);
+  });
   // Baumgarte: γ_stab = γ + kd J v + kp e, with J v for all rows in one product.
   auto Jv = jv_.head(row);
   Jv.noalias() = J_.topRows(row) * v;
@@ -176,19 +183,9 @@ bool ConstraintSet::compute_jacobian(const Model& model, Data& data, VectorRef q
       forward_kinematics_bias(model, data, q, v);
     update_joint_jacobians(model, data);
   }
-  int row = 0;
-  for (auto& e : entries_) {
-    if (!e.enabled) continue;
-    Constraint& c = *e.constraint;
-    if (e.needs_reference || !c.has_reference()) {
-      c.capture_reference(model, data, q);
-      e.needs_reference = false;
-    }
-    const int m = c.dim();
-    c.jacobian(model, data, q, v, J_.middleRows(row, m), scratch_gamma_.segment(row, m),
-               scratch_error_.segment(row, m));
-    row += m;
-  }
+  for_each_block(model, data, q, [&](Constraint& c, int r, int m) {
+    c.jacobian(model, data, q, v, J_.middleRows(r, m), scratch_gamma_.segment(r, m), scratch_error_.segment(r, m));
+  });
   return kinematics;
 }
 

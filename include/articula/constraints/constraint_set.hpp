@@ -79,6 +79,8 @@ class ConstraintSet {
   Entry& entry(const std::string& name, const char* caller);
   const Entry& entry(const std::string& name, const char* caller) const;
   void resize();
+  template <typename F>
+  int for_each_block(const Model& model, const Data& data, VectorRef q, F&& f);
 
   const Model* model_;
   std::vector<Entry> entries_;
