@@ -143,13 +143,24 @@ int ConstraintSet::for_each_block(const Model& model, const Data& data, VectorRe
   return row;
 }
 
-bool ConstraintSet::compute_rows(const Model& model, Data& data, VectorRef q, VectorRef v) {
-  bool kinematics = false;
-  for (const auto& e : entries_) kinematics = kinematics || (e.enabled && e.constraint->uses_kinematics());
-  if (kinematics) {
+bool ConstraintSet::kinematics_pass(const Model& model, Data& data, VectorRef q, VectorRef v, bool jacobian_only) {
+  bool kinematics = false, placements = jacobian_only;
+  for (const auto& e : entries_)
+    if (e.enabled && e.constraint->uses_kinematics()) {
+      kinematics = true;
+      placements = placements && e.constraint->jacobian_from_placements();
+    }
+  if (!kinematics) return false;
+  if (placements)
+    forward_kinematics(model, data, q);
+  else
     forward_kinematics_bias(model, data, q, v);
-    update_joint_jacobians(model, data);
-  }
+  update_joint_jacobians(model, data);
+  return true;
+}
+
+bool ConstraintSet::compute_rows(const Model& model, Data& data, VectorRef q, VectorRef v) {
+  const bool kinematics = kinematics_pass(model, data, q, v, false);
   int row = for_each_block(model, data, q, [&](Constraint& c, int r, int m) {
     c.compute(model, data, q, v, J_.middleRows(r, m), drift_.segment(r, m), error_.segment(r, m));
     gamma_.segment(r, m) = drift_.segment(r, m);
@@ -170,19 +181,7 @@ bool ConstraintSet::compute_rows(const Model& model, Data& data, VectorRef q, Ve
 }
 
 bool ConstraintSet::compute_jacobian(const Model& model, Data& data, VectorRef q, VectorRef v) {
-  bool kinematics = false, placements = true;
-  for (const auto& e : entries_)
-    if (e.enabled && e.constraint->uses_kinematics()) {
-      kinematics = true;
-      placements = placements && e.constraint->jacobian_from_placements();
-    }
-  if (kinematics) {
-    if (placements)
-      forward_kinematics(model, data, q);
-    else
-      forward_kinematics_bias(model, data, q, v);
-    update_joint_jacobians(model, data);
-  }
+  const bool kinematics = kinematics_pass(model, data, q, v, true);
   for_each_block(model, data, q, [&](Constraint& c, int r, int m) {
     c.jacobian(model, data, q, v, J_.middleRows(r, m), scratch_gamma_.segment(r, m), scratch_error_.segment(r, m));
   });

@@ -79,6 +79,10 @@ class ConstraintSet {
   Entry& entry(const std::string& name, const char* caller);
   const Entry& entry(const std::string& name, const char* caller) const;
   void resize();
+  // The pass the enabled constraints read: none (joint locks only), placements only (for J
+  // alone, when every such constraint has jacobian_from_placements()), else
+  // forward_kinematics_bias(q, v); then the joint Jacobians. Returns whether a pass ran.
+  bool kinematics_pass(const Model& model, Data& data, VectorRef q, VectorRef v, bool jacobian_only);
   template <typename F>
   int for_each_block(const Model& model, const Data& data, VectorRef q, F&& f);
 
