@@ -57,7 +57,8 @@ void WheelConstraint::compute(const Model& model, const Data& data, VectorRef, V
   const Vector3 t_dot = -normal_.dot(a_dot) * a - normal_.dot(a) * a_dot;
   const Vector3 u_dot = (t_dot - u * u.dot(t_dot)) / tn;
   const Matrix3 U = skew(u);
-  J = Jf_.topRows<3>() + radius_ * U * Jf_.bottomRows<3>();
+  J = Jf_.topRows<3>();
+  J.noalias() += (radius_ * U) * Jf_.bottomRows<3>();  // noalias: no heap temporary
   gamma = acc.v + radius_ * U * acc.w + radius_ * u_dot.cross(vel.w);
   error = normal_ * (normal_.dot(contact_) - height_);
 }

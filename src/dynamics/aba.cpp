@@ -143,12 +143,14 @@ ARTICULA_FLATTEN void aba_passes(const Model& model, Data& data, VectorRef q, Ve
       const auto S = J.middleCols(iv, ni);
       const Matrix6X U = IA * S;
       Matrix6 D;
-      D.topLeftCorner(ni, ni) = S.transpose() * U;
+      // noalias() and fixed-capacity temporaries (at most 6 × 6) throughout: no heap allocation.
+      D.topLeftCorner(ni, ni).noalias() = S.transpose() * U;
       D.diagonal().head(ni) += model.armature.segment(iv, ni);
       spd_inverse(D, ni, data.Dinv[i]);
       const MatrixN Dinv = data.Dinv[i].topLeftCorner(ni, ni);
       data.U.middleCols(iv, ni) = U;
-      data.u.segment(iv, ni) = tau.segment(iv, ni) - S.transpose() * pA;
+      data.u.segment(iv, ni) = tau.segment(iv, ni);
+      data.u.segment(iv, ni).noalias() -= S.transpose() * pA;
       if (p != kWorld) {
         const Matrix6X UD = U * Dinv;
         IA.noalias() -= UD * U.transpose();
@@ -203,8 +205,9 @@ ARTICULA_FLATTEN void aba_passes(const Model& model, Data& data, VectorRef q, Ve
       a.v += s.head<3>() * ddq;
       a.w += s.tail<3>() * ddq;
     } else {
-      data.ddq.segment(iv, ni) =
-          data.Dinv[i].topLeftCorner(ni, ni) * (data.u.segment(iv, ni) - data.U.middleCols(iv, ni).transpose() * av);
+      Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1> r = data.u.segment(iv, ni);
+      r.noalias() -= data.U.middleCols(iv, ni).transpose() * av;
+      data.ddq.segment(iv, ni).noalias() = data.Dinv[i].topLeftCorner(ni, ni) * r;
       a += Motion::from(J.middleCols(iv, ni) * data.ddq.segment(iv, ni));
     }
   }

@@ -63,6 +63,7 @@ ConstrainedWorkspace::ConstrainedWorkspace(const Model& model, int max_rows) : n
   b.setZero(nv);
   a_free.setZero(nv);
   Z.setZero(nv, nv);
+  householder_work.setZero(nv);
   MZ.setZero(nv, nv);
   ZMZ.setZero(nv, nv);
   reserve(max_rows);

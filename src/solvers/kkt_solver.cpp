@@ -25,7 +25,7 @@ SolveReport solve_kkt(const Model& model, Data& data, ConstrainedWorkspace& ws, 
   // complete orthogonal decomposition, which gives the minimum-norm λ.
   const auto pivots = ws.lu.matrixLU().diagonal().cwiseAbs();
   const bool tiny_pivot = pivots.minCoeff() <= kRankTolerance * pivots.maxCoeff();
-  const double res = (K * sol - rhs).cwiseAbs().maxCoeff();
+  const double res = (K.lazyProduct(sol) - rhs).cwiseAbs().maxCoeff();  // lazy: no temporary
   const double scale = 1.0 + rhs.cwiseAbs().maxCoeff();
   report.rank = m;
   if (tiny_pivot || !all_finite(sol) || res > 1e-9 * scale) {

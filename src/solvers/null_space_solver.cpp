@@ -18,12 +18,12 @@ SolveReport solve_null_space(const Model& model, Data& data, ConstrainedWorkspac
   const int r = static_cast<int>(ws.qr.rank());
   report.rank = r;
   report.status = r < m ? SolveStatus::Redundant : SolveStatus::Ok;
-  ws.Z.setIdentity();
-  ws.Z.applyOnTheLeft(ws.qr.householderQ());  // Z ← Q (full, n × n)
+  ws.qr.householderQ().evalTo(ws.Z, ws.householder_work);  // Z ← Q (full, n × n), no allocation
   const auto R11 = ws.qr.matrixR().topLeftCorner(r, r).template triangularView<Eigen::Upper>();
   // Particular solution v̇_p = Q₁ y, R₁₁ᵀ y = −(Pᵀ γ)₁..r.
-  VectorX& y = ws.a_free;  // reuse as scratch (size n ≥ r)
-  y.head(r) = -(ws.qr.colsPermutation().transpose() * gamma).head(r);
+  VectorX& y = ws.a_free;                                // reuse as scratch (size n ≥ r)
+  const auto& perm = ws.qr.colsPermutation().indices();  // (Pᵀ x)_i = x_perm(i)
+  for (int i = 0; i < r; ++i) y[i] = -gamma[perm[i]];
   R11.transpose().solveInPlace(y.head(r));
   data.ddq.noalias() = ws.Z.leftCols(r) * y.head(r);
   const int k = n - r;
@@ -53,10 +53,8 @@ SolveReport solve_null_space(const Model& model, Data& data, ConstrainedWorkspac
   VectorX& w = ws.a_free;
   w.head(r).noalias() = ws.Z.leftCols(r).transpose() * res;
   R11.solveInPlace(w.head(r));
-  auto lambda_perm = ws.r.head(m);
-  lambda_perm.setZero();
-  lambda_perm.head(r) = w.head(r);
-  ws.lambda.head(m) = ws.qr.colsPermutation() * lambda_perm;
+  ws.lambda.head(m).setZero();
+  for (int i = 0; i < r; ++i) ws.lambda[perm[i]] = w[i];  // λ = P [w; 0]
   return report;
 }
 

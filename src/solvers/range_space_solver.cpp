@@ -33,8 +33,8 @@ SolveReport solve_range_space(const Model& model, Data& data, ConstrainedWorkspa
   DY.noalias() = Yt * Dinv.asDiagonal();
   S.noalias() = DY * Yt.transpose();
   auto r = ws.r.head(m);
-  r.noalias() = -(Yt * w);
-  r -= gamma;
+  r = -gamma;
+  r.noalias() -= Yt * w;
   auto lambda = ws.lambda.head(m);
   report.rank = solve_psd(S, r, lambda, ws.Sfact.topLeftCorner(m, m), ws.ldlt);
   report.status = report.rank < m ? SolveStatus::Redundant : SolveStatus::Ok;

@@ -132,7 +132,7 @@ ARTICULA_ALWAYS_INLINE void joint_project(const Model& model, Index i, const For
   if (n == 1)
     out[iv] = model.S.col(iv).dot(fv);
   else
-    out.segment(iv, n) = model.S.middleCols(iv, n).transpose() * fv;
+    out.segment(iv, n).noalias() = model.S.middleCols(iv, n).transpose() * fv;
 }
 
 }  // namespace articula

@@ -59,6 +59,7 @@ struct ConstrainedWorkspace {
   VectorX r;                     ///< (m)
   MatrixX Jt;                    ///< (max(nv, m))² scratch: Jᵀ (null space), Yᵀ D⁻¹ (range space)
   MatrixX Z;                     ///< (nv × nv) null-space basis storage
+  VectorX householder_work;      ///< (nv) scratch of the null-space method's Q
   std::vector<char> prescribed;  ///< (njoints) hybrid method: joints whose acceleration is given
   VectorX qdd;                   ///< (nv) hybrid method: the given accelerations
   MatrixX MZ, ZMZ;

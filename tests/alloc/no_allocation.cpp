@@ -1,0 +1,202 @@
+// DESIGN.md: "no allocation inside a step". The kernels, the constrained solves and the
+// simulator's steps are run once to warm up, then again with every heap allocation of this
+// thread counted (malloc_counter.cpp); the count must be zero (for a simulation: it must
+// not grow with the number of steps).
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <memory>
+#include <random>
+
+#include "articula/articula.hpp"
+#include "malloc_counter.hpp"
+#include "test_support.hpp"
+
+namespace articula {
+namespace {
+
+// Allocations made by f's second call (the first one warms up lazily sized scratch).
+long allocations_of(const std::function<void()>& f) {
+  f();
+  test::CountAllocations counter;
+  f();
+  return counter.count();
+}
+
+TEST(NoAllocation, TheCounterSeesEigenAndOperatorNew) {
+  {
+    test::CountAllocations counter;
+    auto p = std::make_unique<double>(1.0);
+    EXPECT_EQ(counter.count(), 1);
+  }
+  test::CountAllocations counter;
+  MatrixX A = MatrixX::Random(40, 40);
+  EXPECT_GE(counter.count(), 1);
+}
+
+TEST(NoAllocation, KernelsOnEveryModel) {
+  for (const auto& c : test::all_models()) {
+    SCOPED_TRACE(c.name);
+    Model model = test::load(c);
+    test::add_armature(model);
+    Data data(model);
+    std::mt19937 rng(7);
+    const VectorX q = random_configuration(model, rng);
+    const VectorX v = test::random_vector(model.nv, rng), a = test::random_vector(model.nv, rng);
+    VectorX x = test::random_vector(model.nv, rng);
+    std::vector<Force> f_ext(static_cast<std::size_t>(model.njoints));
+    for (auto& f : f_ext) f = Force{Vector3(1, 2, 3), Vector3(-1, 0.5, 0.25)};
+    const Index frame = static_cast<Index>(model.frames.size()) - 1;
+    MatrixX Jf = MatrixX::Zero(6, model.nv);
+    const std::vector<std::pair<const char*, std::function<void()>>> kernels = {
+        {"forward_kinematics", [&] { forward_kinematics(model, data, q, v, a); }},
+        {"forward_kinematics_bias", [&] { forward_kinematics_bias(model, data, q, v); }},
+        {"update_frame_placements", [&] { update_frame_placements(model, data); }},
+        {"compute_joint_jacobians", [&] { compute_joint_jacobians(model, data, q); }},
+        {"frame_jacobian", [&] { frame_jacobian(model, data, frame, ReferenceFrame::LocalWorldAligned, Jf); }},
+        {"rnea", [&] { rnea(model, data, q, v, a); }},
+        {"rnea with f_ext", [&] { rnea(model, data, q, v, a, f_ext); }},
+        {"nonlinear_effects", [&] { nonlinear_effects(model, data, q, v); }},
+        {"generalized_gravity", [&] { generalized_gravity(model, data, q); }},
+        {"generalized_momentum", [&] { generalized_momentum(model, data, q, v); }},
+        {"bias_from_kinematics",
+         [&] {
+           forward_kinematics_bias(model, data, q, v);
+           bias_from_kinematics(model, data, f_ext);
+         }},
+        {"crba", [&] { crba(model, data, q); }},
+        {"factorize_mass_matrix + solve_mass",
+         [&] {
+           crba(model, data, q);
+           factorize_mass_matrix(model, data);
+           solve_mass(model, data, x);
+         }},
+        {"aba", [&] { aba(model, data, q, v, a); }},
+        {"aba with f_ext", [&] { aba(model, data, q, v, a, f_ext); }},
+        {"energies", [&] { mechanical_energy(model, data, q, v); }},
+        {"center_of_mass_jacobian", [&] { center_of_mass_jacobian(model, data, q); }},
+    };
+    for (const auto& [name, f] : kernels) EXPECT_EQ(allocations_of(f), 0) << name;
+  }
+}
+
+struct ConstraintCase {
+  const char* model;
+  bool floating;
+  std::function<void(ConstraintSet&)> add;
+};
+
+TEST(NoAllocation, ConstrainedForwardDynamicsWithEveryMethodAndConstraintType) {
+  auto feet = [](ConstraintSet& set) {
+    for (const char* foot : {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"})
+      set.add(std::make_shared<FrameConstraint>(foot, foot, AxisMask::point()));
+  };
+  const std::vector<ConstraintCase> cases = {
+      {"talos_reduced", true,
+       [](ConstraintSet& set) {
+         set.add(std::make_shared<FrameConstraint>("left", "left_sole_link"));
+         set.add(std::make_shared<FrameConstraint>("right", "right_sole_link", AxisMask::parse("xyzrz")));
+         set.add(std::make_shared<LoopConstraint>("hands", "gripper_left_motor_double_link",
+                                                  "gripper_right_motor_double_link", AxisMask::point()));
+         set.add(std::make_shared<DistanceConstraint>("span", "arm_left_4_link", "arm_right_4_link"));
+         set.add(std::make_shared<JointLock>("head", std::vector<std::string>{"head_1_joint"}));
+       }},
+      {"solo12", true, feet},
+      {"panda", false, [](ConstraintSet& set) { set.add(std::make_shared<FrameConstraint>("hand", "panda_hand")); }},
+      {"rx130_standin", false,
+       [](ConstraintSet& set) {
+         set.add(std::make_shared<JointLock>("brakes", std::vector<std::string>{"joint_1", "joint_2"}));
+       }},
+      {"segway", true,
+       [](ConstraintSet& set) {
+         set.add(std::make_shared<WheelConstraint>("rolling", "wheel", 0.2, Vector3::UnitY()));
+         set.add(std::make_shared<FrameConstraint>("planar", "wheel", AxisMask::parse("rxrz")));
+       }},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.model);
+    Model model = load_urdf(test::model_path(c.model), c.floating ? BaseType::Floating : BaseType::Fixed);
+    test::add_armature(model);
+    Data data(model);
+    ConstraintSet set(model);
+    c.add(set);
+    ConstrainedWorkspace ws(model, set.dim());
+    std::mt19937 rng(3);
+    const VectorX q = random_configuration(model, rng);
+    const VectorX v = test::random_vector(model.nv, rng), tau = test::random_vector(model.nv, rng);
+    for (ConstrainedMethod method : {ConstrainedMethod::Auto, ConstrainedMethod::RangeSpace, ConstrainedMethod::Kkt,
+                                     ConstrainedMethod::NullSpace, ConstrainedMethod::Hybrid}) {
+      SolveReport report;
+      EXPECT_EQ(
+          allocations_of([&] { report = constrained_forward_dynamics(model, data, ws, set, q, v, tau, {}, method); }),
+          0)
+          << to_string(method);
+      EXPECT_TRUE(report.ok()) << to_string(method) << ": " << report.message;
+    }
+  }
+}
+
+// A humanoid with both feet welded, a hand pressing on an elastic wall, geared motors under a
+// PD controller and force sensors: the allocations of a run (setting up, finishing the logs)
+// must not grow with its length.
+long allocations_of_run(Integrator integrator, double duration, const std::string& log_stem) {
+  Robot robot = Robot::from_urdf(test::model_path("talos_reduced"), true);
+  const Model& model = robot.model();
+  VectorX q = neutral(model);
+  q[2] = 1.0;
+  std::vector<std::pair<std::string, double>> targets;
+  for (Index j = 1; j < model.njoints; ++j) {
+    robot.add_motor(
+        {.name = model.joint_names[j], .joint = model.joint_names[j], .gear_ratio = 100, .rotor_inertia = 1e-5});
+    targets.emplace_back(model.joint_names[j], q[model.idx_q[j]]);
+  }
+  robot.constraints().add(std::make_shared<FrameConstraint>("left_foot", "left_sole_link"));
+  robot.constraints().add(std::make_shared<FrameConstraint>("right_foot", "right_sole_link"));
+  Data data(model);
+  forward_kinematics(model, data, q);
+  const Vector3 hand = frame_placement(model, data, model.frame_id("gripper_right_base_link")).p;
+  ElasticContact c;
+  c.name = "hand";
+  c.frame = "gripper_right_base_link";
+  c.surface = Surface::plane(hand + Vector3(0.005, 0, 0), Vector3(-1, 0, 0));
+  c.stiffness = 2e4;
+  c.damping = 100;
+  robot.add_contact(c);
+  robot.add_sensor({"hand_ft", SensorType::ForceTorque, "hand"});
+  robot.add_sensor({"left_foot_ft", SensorType::ForceTorque, "left_foot"});
+  SimulationOptions o;
+  o.integrator = integrator;
+  o.dt = 1e-3;
+  Simulator sim(robot, o);
+  sim.set_controller(pd_controller(robot, targets, 400.0, 20.0), 2e-3);
+  VectorX v = VectorX::Zero(model.nv);
+  v[model.idx_v[model.joint_id("arm_right_1_joint")]] = 1.0;
+  sim.set_state(q, v);
+  if (!log_stem.empty()) sim.add_log(make_log(LogFormat::Csv, log_stem));
+  test::CountAllocations counter;
+  const RunResult r = sim.run(duration);
+  const long n = counter.count();
+  EXPECT_TRUE(r.ok()) << r.message;
+  EXPECT_GT(r.steps, 0);
+  return n;
+}
+
+TEST(NoAllocation, SimulationStepsWithEveryIntegrator) {
+  for (Integrator integrator : {Integrator::RK4, Integrator::DormandPrince, Integrator::SemiImplicitEuler}) {
+    SCOPED_TRACE(to_string(integrator));
+    const long short_run = allocations_of_run(integrator, 0.02, "");
+    const long long_run = allocations_of_run(integrator, 0.1, "");
+    // Five times the steps: not one allocation more (formatting t in messages may differ by one).
+    EXPECT_LE(long_run, short_run) << "allocations grow with the number of steps";
+  }
+}
+
+TEST(NoAllocation, SimulationStepsWhileLogging) {
+  test::ScratchDir dir("no_allocation_log");
+  const long short_run = allocations_of_run(Integrator::RK4, 0.02, dir.path() + "/run_a");
+  const long long_run = allocations_of_run(Integrator::RK4, 0.1, dir.path() + "/run_b");
+  EXPECT_LE(long_run, short_run) << "allocations grow with the number of logged rows";
+}
+
+}  // namespace
+}  // namespace articula
