@@ -74,6 +74,11 @@ void SimulationOptions::validate() const {
   if (!(log_period >= 0) || !std::isfinite(log_period))
     throw std::invalid_argument("simulation options: log_period must be ≥ 0 (0: every step)");
   if (integrator == Integrator::DormandPrince) adaptive.validate();
+  if (!(limit_restitution >= 0 && limit_restitution <= 1))
+    throw std::invalid_argument("simulation options: limit_restitution must be in [0, 1] (got " +
+                                std::to_string(limit_restitution) + ")");
+  if (!(limit_bounce_velocity >= 0) || !std::isfinite(limit_bounce_velocity))
+    throw std::invalid_argument("simulation options: limit_bounce_velocity must be ≥ 0");
 }
 
 EventAction EventAction::enable(std::string constraint, JumpForm jump) {

@@ -16,6 +16,7 @@ Simulator::Simulator(Robot& robot, SimulationOptions options) : robot_(robot), o
   options_.validate();
   const Model& model = robot_.model();
   impl_ = std::make_shared<Impl>(robot_);
+  if (options_.joint_limits) impl_->add_limit_stops(*this);
   q_ = neutral(model);
   v_ = VectorX::Zero(model.nv);
   vdot_ = VectorX::Zero(model.nv);

@@ -51,6 +51,28 @@ struct Simulator::Impl {
   // Guard crossing in (t0, t0 + h]: locates it and leaves the state just after it.
   bool locate_guards(Simulator& sim, double t0, double h, RunResult& result);
   void apply_events(Simulator& sim, const std::vector<int>& firing, RunResult& result, bool& stop);
+
+  // Joint limits (joint_limits.cpp): one stop per finite limit of a 1-dof joint.
+  struct LimitStop {
+    std::string name;  // its JointLock and its event: "limit.<joint>.upper" / ".lower"
+    int iq = 0, iv = 0;
+    double value = 0.0;
+    bool upper = true;
+    int column = -1;  // index into constraint_names (resolved per run)
+  };
+  std::vector<LimitStop> limits;
+  void add_limit_stops(Simulator& sim);
+  bool limit_engaged(const LimitStop& stop) const {
+    return stop.column >= 0 && constraint_rows[static_cast<std::size_t>(stop.column)] >= 0;
+  }
+  // At the start of a run: resolves the stops' columns; throws std::invalid_argument for a
+  // joint past a limit; adds to `firing` the stops the state already presses on.
+  void start_limits(Simulator& sim, std::vector<int>& firing);
+  // After an instant (state evaluated): releases the stops whose multiplier pulls; true if any.
+  bool release_limits(Simulator& sim, RunResult& result);
+  // Stops the joint is leaving (released, bounced): their guards start just inside the limit,
+  // so that a return within the next step is caught even from q a round-off past the stop.
+  void arm_leaving(const std::vector<std::string>& names);
   RunResult run(Simulator& sim, double duration);
 
   Robot& robot;

@@ -109,7 +109,7 @@ void Simulator::Impl::apply_events(Simulator& sim, const std::vector<int>& firin
   record.v_minus = sim.v_;
   std::vector<std::string> enables;
   JumpForm form = JumpForm::None;
-  bool first_enable = true, naive = false;
+  bool first_enable = true, naive = false, bounced = false;
   std::string described;
   // Order (docs/engine.md): disables, command changes, then all enables in one jump, then stop.
   for (const int i : firing) {
@@ -141,6 +141,20 @@ void Simulator::Impl::apply_events(Simulator& sim, const std::vector<int>& firin
     } else {
       JumpOptions options;
       options.form = form;
+      // Limit stops alone (joint_limits.cpp) may bounce: J v⁺ = −e J v⁻, then they let go.
+      // Every impact slower than limit_bounce_velocity: plastic.
+      bool stops_only = true, fast = false;
+      for (const auto& name : enables) {
+        bool stop_name = false;
+        for (const LimitStop& s : limits)
+          if (s.name == name) {
+            stop_name = true;
+            fast = fast || std::abs(sim.v_[s.iv]) >= sim.options_.limit_bounce_velocity;
+          }
+        stops_only = stops_only && stop_name;
+      }
+      bounced = stops_only && fast && sim.options_.limit_restitution > 0.0;
+      if (bounced) options.restitution = sim.options_.limit_restitution;
       const JumpResult jump = activate_constraints(m, data, set, enables, sim.q_, sim.v_, options);
       record.jumped = true;
       record.form = jump.form;
@@ -153,6 +167,7 @@ void Simulator::Impl::apply_events(Simulator& sim, const std::vector<int>& firin
                           (jump.message.empty() ? "" : ": " + jump.message);
       } else {
         sim.v_ = jump.v_plus;
+        if (bounced) deactivate_constraints(set, enables);  // the stops let go: the joints bounce off
       }
     }
   }
@@ -176,6 +191,7 @@ void Simulator::Impl::apply_events(Simulator& sim, const std::vector<int>& firin
   // Re-arm the guards at the post-event state.
   for (auto& e : events)
     if (e.event.guard) e.g = e.event.guard(sim.t_, sim.q_, sim.v_);
+  if (bounced) arm_leaving(enables);
   result.events.push_back(std::move(record));
 }
 
@@ -350,9 +366,23 @@ RunResult Simulator::Impl::run(Simulator& sim, double duration) {
     return true;
   };
 
+  // Joint limits: with a stop engaged, its multiplier at the current state decides whether it
+  // lets go (the evaluation is reused by the next step's first stage).
+  auto check_limits = [&]() {
+    bool engaged = false;
+    for (const LimitStop& s : limits) engaged = engaged || limit_engaged(s);
+    if (!engaged) return true;
+    if (!cache_valid && !evaluate()) return false;
+    if (release_limits(sim, result)) cache_valid = false;
+    return true;
+  };
+
   auto last_progress = wall0;
   try {
-    bool ok = at_instant(due_time_events(), true);
+    std::vector<int> first = due_time_events();
+    start_limits(sim, first);
+    std::sort(first.begin(), first.end());  // registration order
+    bool ok = at_instant(std::move(first), true) && check_limits();
     while (ok && !stop && sim.t_ < t_end - eps) {
       if (stop_requested.exchange(false, std::memory_order_relaxed)) {
         fail(RunStatus::Interrupted, "interrupted (stop requested)");
@@ -385,7 +415,7 @@ RunResult Simulator::Impl::run(Simulator& sim, double duration) {
       for (int i : pending)
         if (std::find(firing.begin(), firing.end(), i) == firing.end()) firing.push_back(i);
       std::sort(firing.begin(), firing.end());  // registration order
-      ok = at_instant(std::move(firing), sim.t_ >= t_end);
+      ok = at_instant(std::move(firing), sim.t_ >= t_end) && check_limits();
       if (progress && (result.steps & 63) == 0 && clock::now() - last_progress > std::chrono::milliseconds(100)) {
         last_progress = clock::now();
         progress(sim.t_ - (t_end - duration), duration);

@@ -34,6 +34,20 @@ void read_run_settings(Build& b) {
       n.get("max_step").fail("expected a step >= min_step = " + seconds(o.adaptive.min_step));
     n.rethrow([&] { o.validate(); });
   }
+  // joint_limits: true | false | {restitution: e, bounce_velocity: v} (a map turns them on).
+  if (const Node n = b.root.get("joint_limits"); n.defined()) {
+    if (n.is_map()) {
+      n.check_map({"restitution", "bounce_velocity"});
+      o.joint_limits = true;
+      if (const Node e = n.get("restitution"); e.defined()) {
+        o.limit_restitution = e.non_negative();
+        if (o.limit_restitution > 1) e.fail("expected a restitution in [0, 1]");
+      }
+      o.limit_bounce_velocity = n.get("bounce_velocity").non_negative_or(o.limit_bounce_velocity);
+    } else {
+      o.joint_limits = n.boolean();
+    }
+  }
   if (const Node n = b.root.get("solver"); n.defined())
     o.method = parse_method(n.one_of({"auto", "kkt", "range", "null", "hybrid"}));
   const Node duration = b.root.need("duration", "the simulated time [s], a number > 0");

@@ -300,6 +300,31 @@ std::string expect_error(const BadCase& c, const std::string& needle, const std:
 
 std::string pendulum_model() { return "model: {urdf: '" + test::model_path("pendulum3r") + "', base: fixed}\n"; }
 
+TEST(Scenario, JointLimitsStopTheElbowAtItsUrdfLimit) {
+  // pendulum3r's joints are limited to ±π in its URDF; joint2 starts near +π, moving up.
+  const std::string text = pendulum_model() +
+                           "duration: 0.2\ninitial: {q: {joint2: 3.0}, v: {joint2: 4.0}}\n"
+                           "joint_limits: {restitution: 0.25}\n";
+  Scenario s = parse_scenario(text, "limits.yaml", ".", overrides_for("limits"));
+  EXPECT_TRUE(s.simulator->options().joint_limits);
+  EXPECT_DOUBLE_EQ(s.simulator->options().limit_restitution, 0.25);
+  const RunResult r = run_scenario(s);
+  ASSERT_TRUE(r.ok()) << r.message;
+  ASSERT_FALSE(r.events.empty());
+  EXPECT_EQ(r.events[0].names, std::vector<std::string>{"limit.joint2.upper"});
+  EXPECT_NEAR(r.events[0].v_plus[1], -0.25 * r.events[0].v_minus[1], 1e-12);
+  const auto q2 = column(r, "q.joint2");
+  for (const VectorX& row : r.samples) EXPECT_LE(row[q2], M_PI + 1e-6);
+  // Off explicitly, or not given: the joint passes the limit.
+  Scenario off = parse_scenario(pendulum_model() +
+                                    "duration: 0.2\ninitial: {q: {joint2: 3.0}, v: {joint2: 4.0}}\n"
+                                    "joint_limits: false\n",
+                                "off.yaml", ".", overrides_for("limits_off"));
+  EXPECT_FALSE(off.simulator->options().joint_limits);
+  EXPECT_GT(run_scenario(off).t, 0.0);
+  EXPECT_GT(off.simulator->q()[1], M_PI);
+}
+
 TEST(ScenarioErrors, WrongType) {
   const BadCase c =
       write_bad("wrong_type", pendulum_model() + "duration: 1\ncontacts:\n  - {frame: tip, stiffness: stiff}\n");
@@ -389,6 +414,9 @@ TEST(ScenarioErrors, OddDocumentsAreAlwaysScenarioErrors) {
         model + "duration: 1\nevents: [{when: {joint_velocity: joint2}, actions: [{stop: false}]}]\n",
         model + "duration: 1\noutput: {csv: [a]}\n",
         model + "duration: 1\nsolver: fastest\n",
+        model + "duration: 1\njoint_limits: maybe\n",
+        model + "duration: 1\njoint_limits: {restitution: 2}\n",
+        model + "duration: 1\njoint_limits: {bounce: 1}\n",
         model + "duration: 1\nduration: 2\n",
         std::string("model: {urdf: '") + test::model_path("pendulum3r") + "'}\n",
         std::string("\x01\x02\xff\xfe: [\n"),

@@ -44,6 +44,16 @@ struct SimulationOptions {
   double log_period = 0.0;        ///< [s] between logged samples; 0: every step (events always logged)
   double max_speed = 1e4;         ///< |v|∞ above this stops the run as exploded
   bool record_samples = false;    ///< also keep the logged rows in RunResult::samples (tests, small runs)
+  /// Enforce the position limits of the 1-dof joints (model.lower / upper, from URDF) as exact
+  /// one-sided stops (docs/engine.md, "Joint limits"): reaching a limit is an event that locks
+  /// the joint there with a consistent velocity jump (a JointLock named
+  /// "limit.<joint>.upper" / ".lower", added to the robot's constraints by the constructor);
+  /// the lock lets go when its multiplier would pull the joint onto the stop.
+  bool joint_limits = false;
+  double limit_restitution = 0.0;  ///< e of a limit impact: 0 stays on the stop, e > 0 bounces at −e q̇⁻
+  /// Impacts slower than this [rad/s or m/s] are plastic: ends the ever shorter bounces of
+  /// e > 0 (a Zeno sequence) by resting on the stop.
+  double limit_bounce_velocity = 1e-2;
   /// Throws std::invalid_argument naming the field.
   void validate() const;
 };
