@@ -26,6 +26,7 @@ struct RunOptions {
   std::string output, format, jump;
   std::optional<double> duration;
   bool quiet = false;
+  std::optional<bool> joint_limits;
 };
 
 // Ctrl-C (SIGINT) or SIGTERM during the run asks the simulator to stop before its next step:
@@ -151,6 +152,7 @@ int run(const RunOptions& o) {
   if (!o.output.empty()) overrides.out_dir = o.output;
   if (!o.format.empty()) overrides.format = parse_log_format(o.format);
   if (!o.jump.empty()) overrides.jump = o.jump == "consistent" ? JumpForm::Auto : parse_jump_form(o.jump);
+  overrides.joint_limits = o.joint_limits;
   if (o.duration) {
     if (!(*o.duration > 0) || !std::isfinite(*o.duration)) {
       std::fprintf(stderr, "articula run: error: --duration must be > 0 s, got %g\n", *o.duration);
@@ -201,6 +203,8 @@ Command add_run_command(CLI::App& app) {
       ->check(CLI::IsMember({"consistent", "naive", "none", "full", "range", "projector", "minimal", "locks"}));
   sub->add_option("--duration", o->duration, "Simulated time [s] instead of the file's");
   sub->add_flag("-q,--quiet", o->quiet, "No progress bar; print only the status and the log files");
+  sub->add_flag("--joint-limits,!--no-joint-limits", o->joint_limits,
+                "Enforce the URDF joint position limits as exact stops (or not), whatever the file says");
   return [o] { return run(*o); };
 }
 

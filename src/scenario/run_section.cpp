@@ -48,6 +48,7 @@ void read_run_settings(Build& b) {
       o.joint_limits = n.boolean();
     }
   }
+  if (b.overrides.joint_limits) o.joint_limits = *b.overrides.joint_limits;
   if (const Node n = b.root.get("solver"); n.defined())
     o.method = parse_method(n.one_of({"auto", "kkt", "range", "null", "hybrid"}));
   const Node duration = b.root.need("duration", "the simulated time [s], a number > 0");

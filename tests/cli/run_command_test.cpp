@@ -81,6 +81,23 @@ std::string read_text(const std::string& path) {
   return text.str();
 }
 
+TEST(RunCommand, JointLimitsFlagTurnsTheStopsOnAndOff) {
+  const fs::path dir = fresh_dir("limits");
+  fs::create_directories(dir);
+  const std::string file = (dir / "swing.yaml").string();
+  std::ofstream(file) << "description: joint2 starts near its +pi limit, moving up\n"
+                      << "model: {urdf: '" << test::model_path("pendulum3r") << "'}\n"
+                      << "initial: {q: {joint2: 3.0}, v: {joint2: 4.0}}\nduration: 0.1\n";
+  const test::CliResult on =
+      test::run_cli("run " + quoted(file) + " --joint-limits -q -o " + quoted((dir / "on").string()));
+  EXPECT_EQ(on.code, 0) << on.output;
+  EXPECT_TRUE(contains(read_text((dir / "on" / "run.events.csv").string()), "limit.joint2.upper")) << on.output;
+  const test::CliResult off =
+      test::run_cli("run " + quoted(file) + " --no-joint-limits -q -o " + quoted((dir / "off").string()));
+  EXPECT_EQ(off.code, 0) << off.output;
+  EXPECT_FALSE(contains(read_text((dir / "off" / "run.events.csv").string()), "limit.joint2")) << off.output;
+}
+
 // Ctrl-C during a long run: exit code 130, the log finished with status `interrupted`, every
 // line of the CSV complete.
 TEST(RunCommand, CtrlCStopsTheRunCleanlyWithExitCode130) {

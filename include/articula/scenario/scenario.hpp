@@ -51,6 +51,7 @@ struct ScenarioOverrides {
   std::optional<LogFormat> format;     ///< one log of this format instead of the file's outputs
   std::optional<JumpForm> jump;        ///< replaces the jump form of every `enable` action
   std::optional<double> duration;      ///< [s] > 0
+  std::optional<bool> joint_limits;    ///< replaces the file's `joint_limits` on/off
   bool record_samples = false;         ///< keep the logged rows in RunResult::samples (tests)
 };
 
