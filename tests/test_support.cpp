@@ -81,4 +81,19 @@ ScratchDir::~ScratchDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
+StandingHumanoid standing_humanoid() {
+  StandingHumanoid h{Robot::from_urdf(model_path("talos_reduced"), true), {}, {}};
+  const Model& model = h.robot.model();
+  h.q = neutral(model);
+  h.q[2] = 1.0;
+  for (Index j = 1; j < model.njoints; ++j) {
+    h.robot.add_motor(
+        {.name = model.joint_names[j], .joint = model.joint_names[j], .gear_ratio = 100, .rotor_inertia = 1e-5});
+    h.targets.emplace_back(model.joint_names[j], h.q[model.idx_q[j]]);
+  }
+  h.robot.constraints().add(std::make_shared<FrameConstraint>("left_foot", "left_sole_link"));
+  h.robot.constraints().add(std::make_shared<FrameConstraint>("right_foot", "right_sole_link"));
+  return h;
+}
+
 }  // namespace articula::test

@@ -53,4 +53,14 @@ class ScratchDir {
 /// Gives every dof a distinct positive armature (0.01 … 0.1).
 void add_armature(Model& model);
 
+/// talos_reduced (floating base at 1 m, neutral posture) with both soles welded ("left_foot",
+/// "right_foot") and a geared motor on every joint but the free-flyer (reflected rotor inertia
+/// 100² · 1e-5 = 0.1 kg·m²); targets: the posture, for pd_controller().
+struct StandingHumanoid {
+  Robot robot;
+  VectorX q;
+  std::vector<std::pair<std::string, double>> targets;
+};
+StandingHumanoid standing_humanoid();
+
 }  // namespace articula::test

@@ -140,18 +140,11 @@ TEST(NoAllocation, ConstrainedForwardDynamicsWithEveryMethodAndConstraintType) {
 // PD controller and force sensors: the allocations of a run (setting up, finishing the logs)
 // must not grow with its length.
 long allocations_of_run(Integrator integrator, double duration, const std::string& log_stem) {
-  Robot robot = Robot::from_urdf(test::model_path("talos_reduced"), true);
+  test::StandingHumanoid h = test::standing_humanoid();
+  Robot& robot = h.robot;
   const Model& model = robot.model();
-  VectorX q = neutral(model);
-  q[2] = 1.0;
-  std::vector<std::pair<std::string, double>> targets;
-  for (Index j = 1; j < model.njoints; ++j) {
-    robot.add_motor(
-        {.name = model.joint_names[j], .joint = model.joint_names[j], .gear_ratio = 100, .rotor_inertia = 1e-5});
-    targets.emplace_back(model.joint_names[j], q[model.idx_q[j]]);
-  }
-  robot.constraints().add(std::make_shared<FrameConstraint>("left_foot", "left_sole_link"));
-  robot.constraints().add(std::make_shared<FrameConstraint>("right_foot", "right_sole_link"));
+  const VectorX& q = h.q;
+  const auto& targets = h.targets;
   Data data(model);
   forward_kinematics(model, data, q);
   const Vector3 hand = frame_placement(model, data, model.frame_id("gripper_right_base_link")).p;

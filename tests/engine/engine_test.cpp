@@ -257,23 +257,15 @@ TEST(Engine, EventsAtOneInstantUseOneJumpAndFollowTheDocumentedOrder) {
 }
 
 TEST(Engine, HumanoidWithFixedFeetAndAHandOnAWall) {
-  Robot robot = Robot::from_urdf(test::model_path("talos_reduced"), true);
+  // Feet welded, geared motors with a PD holding the posture on every joint but the free-flyer.
+  test::StandingHumanoid h = test::standing_humanoid();
+  Robot& robot = h.robot;
   const Model& model = robot.model();
-  VectorX q = neutral(model);
-  q[2] = 1.0;
-  // Motors with a PD holding the posture on every joint but the free-flyer.
-  std::vector<std::pair<std::string, double>> targets;
-  for (Index j = 1; j < model.njoints; ++j) {
-    // Geared drives: reflected rotor inertia 100² · 1e-5 = 0.1 kg·m² on every joint.
-    robot.add_motor(
-        {.name = model.joint_names[j], .joint = model.joint_names[j], .gear_ratio = 100, .rotor_inertia = 1e-5});
-    targets.emplace_back(model.joint_names[j], q[model.idx_q[j]]);
-  }
+  const VectorX& q = h.q;
+  auto& targets = h.targets;
   const std::string arm = "arm_right_1_joint";
   for (auto& t : targets)
     if (t.first == arm) t.second += 0.6;
-  robot.constraints().add(std::make_shared<FrameConstraint>("left_foot", "left_sole_link"));
-  robot.constraints().add(std::make_shared<FrameConstraint>("right_foot", "right_sole_link"));
   // The wall: 3 cm ahead of the hand along the direction it moves when the shoulder turns.
   Data data(model);
   const Index hand = model.frame_id("gripper_right_base_link");
