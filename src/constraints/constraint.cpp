@@ -64,4 +64,13 @@ std::string AxisMask::to_string() const {
   return s;
 }
 
+void Constraint::drop_roundoff_rows(Eigen::Ref<MatrixX> J, double scale) {
+  const double tol = 1e-13 * scale;
+  for (Eigen::Index r = 0; r < J.rows(); ++r) {
+    bool tiny = true;
+    for (Eigen::Index c = 0; c < J.cols() && tiny; ++c) tiny = std::abs(J(r, c)) <= tol;
+    if (tiny) J.row(r).setZero();
+  }
+}
+
 }  // namespace articula

@@ -1,5 +1,6 @@
 #include "articula/constraints/frame_constraint.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "articula/dynamics/jacobian.hpp"
@@ -140,6 +141,7 @@ void FramePairConstraint::write_jacobian(const Model& model, const Data& data, c
     // column c = [v_c + ω_c × p_A; ω_c] for the dofs supporting A (frame_jacobian()), others 0.
     // One pass over the columns writes every entry once.
     const Index nv = model.nv;
+    double scale = 0.0;
     for (Index c = 0; c < nv; ++c) {
       if (!support_a_[static_cast<std::size_t>(c)]) {
         for (int rr = 0; rr < r; ++rr) J(rr, c) = 0.0;
@@ -148,11 +150,13 @@ void FramePairConstraint::write_jacobian(const Model& model, const Data& data, c
       const auto col = data.J.col(c);
       const Vector3 w = col.tail<3>();
       const Vector3 lin = col.head<3>() + w.cross(p_a);
+      scale = std::max({scale, lin.cwiseAbs().maxCoeff(), w.cwiseAbs().maxCoeff()});
       for (int k = 0; k < 3; ++k) {
         if (row_of[k] >= 0) J(row_of[k], c) = lin[k];
         if (row_of[k + 3] >= 0) J(row_of[k + 3], c) = w[k];
       }
     }
+    drop_roundoff_rows(J.topRows(r), scale);
     return;
   }
   const Matrix3 RbT = R_b_last_.transpose();
@@ -173,6 +177,7 @@ void FramePairConstraint::write_jacobian(const Model& model, const Data& data, c
       row.noalias() -= Rc * Jb_.bottomRows<3>();
     }
   }
+  drop_roundoff_rows(J.topRows(r), std::max(Ja_.cwiseAbs().maxCoeff(), Jb_.cwiseAbs().maxCoeff()) * (1.0 + d.norm()));
 }
 
 Vector6 FramePairConstraint::wrench(const Eigen::Ref<const VectorX>& lambda) const {
@@ -227,6 +232,8 @@ void DistanceConstraint::compute(const Model& model, const Data& data, VectorRef
   // d²/dt² ‖d‖ = nᵀ d̈ + (‖ḋ‖² − (nᵀḋ)²)/‖d‖.
   J.row(0).noalias() = n.transpose() * Ja_.topRows<3>();
   J.row(0).noalias() -= n.transpose() * Jb_.topRows<3>();
+  drop_roundoff_rows(J.topRows(1),
+                     std::max(Ja_.topRows<3>().cwiseAbs().maxCoeff(), Jb_.topRows<3>().cwiseAbs().maxCoeff()));
   gamma[0] = n.dot(A.a - B.a) + (dd.squaredNorm() - std::pow(n.dot(dd), 2)) / len;
   error[0] = len - distance_;
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "articula/constraints/frame_constraint.hpp"
 #include "articula/io/urdf.hpp"
 
 namespace articula {
@@ -122,6 +123,8 @@ const Motor& Robot::add_motor(Motor motor) {
   check(motor.gear_ratio > 0 && std::isfinite(motor.gear_ratio), "motor '" + motor.name + "': gear_ratio must be > 0");
   check(motor.rotor_inertia >= 0 && std::isfinite(motor.rotor_inertia),
         "motor '" + motor.name + "': rotor_inertia must be ≥ 0");
+  check(std::isfinite(base_.armature[base_.idx_v[j]] + motor.gear_ratio * motor.gear_ratio * motor.rotor_inertia),
+        "motor '" + motor.name + "': the reflected rotor inertia gear_ratio² · rotor_inertia is not finite");
   check(motor.effort_limit > 0, "motor '" + motor.name + "': effort_limit must be > 0 (inf for none)");
   check(motor.viscous >= 0 && std::isfinite(motor.viscous), "motor '" + motor.name + "': viscous must be ≥ 0");
   check(motor.coulomb >= 0 && std::isfinite(motor.coulomb), "motor '" + motor.name + "': coulomb must be ≥ 0");
@@ -160,6 +163,11 @@ const Sensor& Robot::add_sensor(Sensor sensor) {
     case SensorType::ForceTorque:
       check(index_of(contacts_, sensor.target) >= 0 || constraints_.contains(sensor.target),
             what + "no elastic contact or frame constraint named '" + sensor.target + "'");
+      // A wrench exists for frame and loop constraints (FramePairConstraint::wrench).
+      check(index_of(contacts_, sensor.target) >= 0 ||
+                dynamic_cast<const FramePairConstraint*>(&constraints_.get(sensor.target)) != nullptr,
+            what + "constraint '" + sensor.target +
+                "' is not a frame or loop constraint: a force/torque sensor reads the wrench of those only");
       break;
   }
   sensors_.push_back(std::move(sensor));

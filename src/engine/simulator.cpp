@@ -55,8 +55,9 @@ void Simulator::set_commands(VectorRef u) {
 void Simulator::set_command(const std::string& motor, double u) { u_[robot_.motor_index(motor)] = u; }
 
 void Simulator::set_controller(Controller controller, double period) {
-  if (!(period >= 0) || !std::isfinite(period))
-    throw std::invalid_argument("Simulator::set_controller: period must be ≥ 0 (0: every evaluation), got " +
+  // A period below 1 ns would cut every step to it: the run could not advance.
+  if (!(period == 0 || period >= 1e-9) || !std::isfinite(period))
+    throw std::invalid_argument("Simulator::set_controller: period must be 0 (every evaluation) or ≥ 1e-9 s, got " +
                                 std::to_string(period));
   impl_->controller = std::move(controller);
   impl_->controller_period = period;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 #include "articula/constraints/frame_constraint.hpp"
@@ -16,6 +17,15 @@ std::string when(double t) {
   std::ostringstream s;
   s << "at t = " << t << " s";
   return s.str();
+}
+
+// The first next + k·period (k ≥ 0) after t: in one step, however small the period (a loop
+// adding the period could take ~t/period iterations).
+double next_multiple(double next, double period, double t) {
+  if (next > t) return next;
+  const double k = std::floor((t - next) / period) + 1.0;
+  const double n = next + k * period;
+  return n > t ? n : std::nextafter(t, std::numeric_limits<double>::infinity());
 }
 
 bool crosses(double g0, double g1, int direction) {
@@ -346,13 +356,13 @@ RunResult Simulator::Impl::run(Simulator& sim, double duration) {
         return false;
       }
       cache_valid = false;
-      while (next_tick <= sim.t_ + eps) next_tick += controller_period;
+      next_tick = next_multiple(next_tick, controller_period, sim.t_ + eps);
     }
     // The row (and the next step's first stage) with the commands now held.
     if (!evaluate()) return false;
     if (log) {
       log_sample(sim, result);
-      while (o.log_period > 0 && next_log <= sim.t_ + eps) next_log += o.log_period;
+      if (o.log_period > 0) next_log = next_multiple(next_log, o.log_period, sim.t_ + eps);
     }
     if (!firing.empty()) {
       apply_events(sim, firing, result, stop);

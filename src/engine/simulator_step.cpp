@@ -188,8 +188,12 @@ void Simulator::Impl::compute_sensors(Simulator& sim) {
           w << F, r.cross(F);
         } else if (ft_constraint[s] >= 0 && constraint_rows[static_cast<std::size_t>(ft_constraint[s])] >= 0) {
           const auto i = static_cast<std::size_t>(ft_constraint[s]);
-          const auto& fc = dynamic_cast<const FramePairConstraint&>(robot.constraints().get(constraint_names[i]));
-          w = fc.wrench(robot.constraints().lambda().segment(constraint_rows[i], constraint_dims[i]));
+          // add_sensor() checked the type; a constraint replaced since under the same name is not.
+          const auto* fc = dynamic_cast<const FramePairConstraint*>(&robot.constraints().get(constraint_names[i]));
+          if (fc == nullptr)
+            throw std::invalid_argument("force/torque sensor '" + sensors[s].name + "': constraint '" +
+                                        constraint_names[i] + "' is not a frame or loop constraint");
+          w = fc->wrench(robot.constraints().lambda().segment(constraint_rows[i], constraint_dims[i]));
         }
         sim.sensors_.segment<6>(c) = w;
         c += 6;

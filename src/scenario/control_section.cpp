@@ -11,6 +11,14 @@
 namespace articula::scenario_detail {
 namespace {
 
+// controller.period: 0 (every evaluation) or ≥ 1 ns (a smaller one would cut every step to it).
+double controller_period(const Node& n) {
+  const Node p = n.get("period");
+  const double period = p.non_negative_or(0.0);
+  if (period > 0 && period < 1e-9) p.fail("expected 0 (every evaluation) or a period >= 1e-9 s");
+  return period;
+}
+
 // Gains of a PD: one number for every joint, or a map joint → number with an optional
 // `default` for the joints not listed.
 struct Gains {
@@ -116,7 +124,7 @@ void read_pd(Build& b, const Node& n) {
     read_targets(item.need("targets", "a map joint: target"));
     phases.push_back({t, pd_phase(robot, joints, kps, kds, targets)});
   }
-  const double period = n.get("period").non_negative_or(0.0);
+  const double period = controller_period(n);
   std::ostringstream what;
   what << "pd on " << joints.size() << " joints, period " << period << " s";
   for (std::size_t k = 1; k < phases.size(); ++k)
@@ -160,7 +168,7 @@ void read_feedback(Build& b, const Node& n) {
     bias.emplace_back(e.key, e.value.number());
   }
   Controller c = n.rethrow([&] { return feedback_controller(robot, terms, bias); });
-  const double period = n.get("period").non_negative_or(0.0);
+  const double period = controller_period(n);
   std::ostringstream what;
   what << "feedback, " << terms.size() << " terms, period " << period << " s";
   b.scenario.controller = what.str();

@@ -49,8 +49,12 @@ void read_run_settings(Build& b) {
     }
   }
   if (b.overrides.joint_limits) o.joint_limits = *b.overrides.joint_limits;
-  if (const Node n = b.root.get("solver"); n.defined())
-    o.method = parse_method(n.one_of({"auto", "kkt", "range", "null", "hybrid"}));
+  if (const Node n = b.root.get("solver"); n.defined()) {
+    // A bare `null` is YAML's null, not the text: say so instead of "got nothing".
+    if (n.is_null())
+      n.fail("expected one of auto, kkt, range, null_space, hybrid (a bare null is YAML's null: write null_space)");
+    o.method = parse_method(n.one_of({"auto", "kkt", "range", "null", "null_space", "range_space", "hybrid"}));
+  }
   const Node duration = b.root.need("duration", "the simulated time [s], a number > 0");
   b.scenario.duration = duration.positive();
   if (b.overrides.duration) {

@@ -415,6 +415,19 @@ JumpResult activate_constraints(const Model& model, Data& data, ConstraintSet& s
     locked.insert(locked.end(), locked2.begin(), locked2.end());
   }
   JumpResult res = velocity_jump(model, data, J1, J2, v_minus, options, locked);
+  if (!res.ok()) {
+    // Nothing applied (the status says why, e.g. the locks form asked for other rows): the
+    // constraints switched on here are switched off again, Λ is zero.
+    for (const auto& n : names)
+      if (std::find(before.begin(), before.end(), n) == before.end()) set.disable(n);
+    res.v_plus = v_minus;
+    res.Lambda = VectorX::Zero(m1 + m2);
+    for (const auto& [n, row] : order) {
+      res.names.push_back(n);
+      res.Lambda_per.push_back(VectorX::Zero(set.get(n).dim()));
+    }
+    return res;
+  }
   // Λ back into ConstraintSet row order, and per constraint.
   VectorX ordered(set.dim());
   for (const auto& [n, row] : order) {

@@ -387,6 +387,17 @@ TEST(Engine, InvalidSettingsAreClearErrorsBeforeTheRun) {
   EXPECT_THROW(robot.add_motor({.name = "m", .joint = "nope"}), std::invalid_argument);
   EXPECT_THROW(robot.add_sensor({"imu", SensorType::Imu, "no_frame"}), std::invalid_argument);
   EXPECT_THROW(robot.add_sensor({"e", SensorType::Effort, "no_motor"}), std::invalid_argument);
+  // Found by fuzzing the scenario files: N² I_r overflowing to inf froze the joint (NaN energy),
+  // and a force/torque sensor on a joint lock failed at run time with std::bad_cast.
+  EXPECT_THROW(robot.add_motor({.name = "m", .joint = "joint1", .gear_ratio = 1e160, .rotor_inertia = 1e-10}),
+               std::invalid_argument);
+  robot.constraints().add(std::make_shared<JointLock>("brake", std::vector<std::string>{"joint1"}), false);
+  try {
+    robot.add_sensor({"ft", SensorType::ForceTorque, "brake"});
+    ADD_FAILURE() << "a force/torque sensor on a joint lock was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("not a frame or loop constraint"), std::string::npos) << e.what();
+  }
   ElasticContact c;
   c.name = "c";
   c.frame = "tip";
@@ -397,12 +408,26 @@ TEST(Engine, InvalidSettingsAreClearErrorsBeforeTheRun) {
   EXPECT_THROW(Simulator(robot, o), std::invalid_argument);
   Simulator sim(robot);
   EXPECT_THROW(sim.set_controller({}, -0.1), std::invalid_argument);
+  EXPECT_THROW(sim.set_controller({}, 1e-22), std::invalid_argument);  // would cut every step to 1e-22 s
   EXPECT_THROW(sim.add_event({"e", -1.0, {}, 0, false, {EventAction::stop()}}), std::invalid_argument);
   EXPECT_THROW(sim.add_event({"e", 0.1, {}, 0, false, {EventAction::enable("nope")}}), std::invalid_argument);
   EXPECT_THROW(sim.run(-1.0), std::invalid_argument);
   VectorX q = neutral(robot.model());
   q[1] = std::nan("");
   EXPECT_THROW(sim.set_state(q, VectorX::Zero(3)), std::invalid_argument);
+}
+
+// A log period far below the step (found by fuzzing: 1e-22 s) logs every step; advancing the
+// next sample time used to loop ~t / period times.
+TEST(Engine, ATinyLogPeriodLogsEveryStepAndEnds) {
+  Robot robot = Robot::from_urdf(test::model_path("pendulum3r"));
+  SimulationOptions o;
+  o.log_period = 1e-22;
+  o.record_samples = true;
+  Simulator sim(robot, o);
+  const RunResult r = sim.run(0.05);
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(static_cast<long>(r.samples.size()), r.steps + 1);
 }
 
 // request_stop() (what `articula run` calls on Ctrl-C) ends the run before its next step with

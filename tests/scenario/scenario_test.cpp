@@ -321,6 +321,10 @@ TEST(Scenario, JointLimitsStopTheElbowAtItsUrdfLimit) {
                                     "joint_limits: false\n",
                                 "off.yaml", ".", overrides_for("limits_off"));
   EXPECT_FALSE(off.simulator->options().joint_limits);
+  // The null-space solver by its unambiguous name (a bare `null` is YAML's null).
+  EXPECT_EQ(
+      parse_scenario(pendulum_model() + "duration: 1\nsolver: null_space\n", "n.yaml", ".").simulator->options().method,
+      ConstrainedMethod::NullSpace);
   EXPECT_GT(run_scenario(off).t, 0.0);
   EXPECT_GT(off.simulator->q()[1], M_PI);
 }
@@ -414,6 +418,8 @@ TEST(ScenarioErrors, OddDocumentsAreAlwaysScenarioErrors) {
         model + "duration: 1\nevents: [{when: {joint_velocity: joint2}, actions: [{stop: false}]}]\n",
         model + "duration: 1\noutput: {csv: [a]}\n",
         model + "duration: 1\nsolver: fastest\n",
+        model + "duration: 1\nsolver: null\n",
+        model + "duration: 1\ncontroller: {type: pd, kp: 1, kd: 1, period: 1e-22}\n",
         model + "duration: 1\njoint_limits: maybe\n",
         model + "duration: 1\njoint_limits: {restitution: 2}\n",
         model + "duration: 1\njoint_limits: {bounce: 1}\n",

@@ -238,6 +238,27 @@ TEST(ActivationJump, LockThenLockEqualsLockingBothAtOnce) {
   EXPECT_LT(test::rel_err(rab.v_plus, rb.v_plus), 1e-10);
 }
 
+TEST(ActivationJump, AFailedJumpChangesNothing) {
+  // The locks form asked for a frame row (found by fuzzing the scenario files: it used to read
+  // an empty Λ): a status, v⁺ = v⁻, Λ = 0 and the constraint left disabled.
+  const Model model = load_urdf(test::model_path("rx130_standin"));
+  Data data(model);
+  std::mt19937 rng(5);
+  const VectorX q = random_configuration(model, rng), v = test::random_vector(model.nv, rng);
+  ConstraintSet set(model);
+  set.add(std::make_shared<JointLock>("A", std::vector<std::string>{"joint_2"}));
+  set.add(std::make_shared<FrameConstraint>("B", "flange", AxisMask::parse("z")), false);
+  JumpOptions o;
+  o.form = JumpForm::Locks;
+  const JumpResult r = activate_constraints(model, data, set, {"B"}, q, v, o);
+  EXPECT_FALSE(r.ok());
+  EXPECT_FALSE(r.message.empty());
+  EXPECT_EQ(r.v_plus, v);
+  EXPECT_EQ(r.Lambda_of("B"), VectorX::Zero(1));
+  EXPECT_FALSE(set.is_enabled("B"));
+  EXPECT_TRUE(set.is_enabled("A"));
+}
+
 TEST(ActivationJump, JointLockAndCallbackLockGiveTheSameJump) {
   const Model model = load_urdf(test::model_path("ur5"));
   Data data(model);

@@ -201,6 +201,30 @@ TEST(ConstrainedDynamics, RedundantRowsGiveUniqueAcceleration) {
   }
 }
 
+TEST(ConstrainedDynamics, ARowTheMechanismCannotMoveAlongIsDependentNotTiny) {
+  // pendulum3r swings in the world x–z plane: the tip's world y row, and the distance between
+  // two origins on one link, are zero up to round-off (found by fuzzing: each used to be taken
+  // as a tiny independent row, λ ~ 1e16, acting as another constraint). Now: rank 0, the
+  // unconstrained acceleration.
+  const Model model = load_urdf(test::model_path("pendulum3r"));
+  Data data(model);
+  ConstrainedWorkspace ws(model);
+  std::mt19937 rng(12);
+  const VectorX q = random_configuration(model, rng), v = test::random_vector(model.nv, rng);
+  const VectorX tau = test::random_vector(model.nv, rng);
+  const VectorX free = aba(model, data, q, v, tau);
+  ConstraintSet y(model), dist(model);
+  y.add(std::make_shared<FrameConstraint>("y", "tip", AxisMask::parse("y")));
+  dist.add(std::make_shared<DistanceConstraint>("d", "link2", "link1"));
+  for (ConstraintSet* set : {&y, &dist})
+    for (auto method : {ConstrainedMethod::Kkt, ConstrainedMethod::RangeSpace, ConstrainedMethod::NullSpace}) {
+      const SolveReport r = constrained_forward_dynamics(model, data, ws, *set, q, v, tau, {}, method);
+      EXPECT_EQ(r.status, SolveStatus::Redundant) << to_string(method);
+      EXPECT_EQ(r.rank, 0) << to_string(method);
+      EXPECT_LT(test::rel_err(data.ddq, free), 1e-9) << to_string(method);
+    }
+}
+
 TEST(ConstrainedDynamics, NonFiniteStateIsReportedNotThrown) {
   const Model model = load_urdf(test::model_path("ur5"));
   Data data(model);

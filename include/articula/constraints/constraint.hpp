@@ -66,6 +66,10 @@ class Constraint {
   }
 
  protected:
+  /// Rows whose entries are all round-off of `scale` (|J_ij| ≤ 1e-13 · scale) are made exactly
+  /// zero: a row that is structurally zero (an axis the mechanism cannot move along) then reads
+  /// as a dependent row to the solvers' rank tests instead of a tiny independent one.
+  static void drop_roundoff_rows(Eigen::Ref<MatrixX> J, double scale);
   void set_has_reference(bool value) { has_reference_ = value; }
   void set_default_baumgarte(double hz) { baumgarte_hz_ = hz; }
 

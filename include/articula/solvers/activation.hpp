@@ -67,7 +67,9 @@ JumpResult velocity_jump(const Model& model, Data& data, const Eigen::Ref<const 
 /// Enables the named constraints of `set` at q (their references are taken at q) and applies
 /// the jump from v⁻ with every enabled constraint active; the already-enabled ones are the
 /// persistent rows J1. Returns v⁺, Λ per constraint, energies and diagnostics.
-/// Unknown names throw std::invalid_argument (before anything is changed).
+/// Unknown names throw std::invalid_argument (before anything is changed). A jump that fails
+/// (status NonFinite / Singular, or a form that does not apply, e.g. Locks with a frame row)
+/// changes nothing: the named constraints are left as they were, v⁺ = v⁻, Λ = 0.
 JumpResult activate_constraints(const Model& model, Data& data, ConstraintSet& set,
                                 const std::vector<std::string>& names, VectorRef q, VectorRef v_minus,
                                 const JumpOptions& options = {});
