@@ -48,9 +48,13 @@ void WheelConstraint::compute(const Model& model, const Data& data, VectorRef, V
   frame_jacobian(model, data, id_, ReferenceFrame::LocalWorldAligned, Jf_);
   const Vector3 a = X.R * axis_;
   const Vector3 t = normal_ - normal_.dot(a) * a;
-  // t = 0 means the wheel lies flat on the plane: the contact point is undefined. Keep the
-  // rows finite (u along any in-plane direction); the solver sees a badly conditioned system.
-  const double tn = std::max(t.norm(), 1e-12);
+  // t = 0 means the wheel lies flat on the plane: the contact point is undefined, and rows
+  // built on a round-off direction would act as some other constraint. An error, naming it.
+  const double tn = t.norm();
+  if (!(tn > 1e-9))
+    throw std::invalid_argument("constraint '" + name() +
+                                "': the wheel lies flat on the plane (its axis is along the plane normal): "
+                                "no contact point");
   const Vector3 u = t / tn;
   contact_ = X.p - radius_ * u;
   const Vector3 a_dot = vel.w.cross(a);

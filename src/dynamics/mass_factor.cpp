@@ -41,9 +41,11 @@ void factorize_mass_matrix(const Model& model, Data& data) {
     if (!(d > 0.0))
       throw std::runtime_error(std::string("factorize_mass_matrix: pivot ")
                                    .append(std::to_string(k))
-                                   .append(" is ")
+                                   .append(" (joint '")
+                                   .append(model.joint_names[static_cast<std::size_t>(model.dof_joint[k])])
+                                   .append("') is ")
                                    .append(std::to_string(d))
-                                   .append(" (M not positive definite: massless branch?)"));
+                                   .append(" (M not positive definite: a moving body without mass or inertia?)"));
     const double dinv = 1.0 / d;
     data.Dinv_fact[k] = dinv;
     const PackedRow r = packed_row(model, k);

@@ -89,7 +89,10 @@ bool Simulator::Impl::rhs(Simulator& sim, VectorRef q, VectorRef v, Eigen::Ref<V
   }
   if (!all_finite(data.ddq)) {
     failure = Failure::NonFinite;
-    failure_message = "non-finite acceleration";
+    Eigen::Index k = 0;
+    while (k + 1 < data.ddq.size() && std::isfinite(data.ddq[k])) ++k;
+    failure_message = "non-finite acceleration of joint '" + m.joint_names[static_cast<std::size_t>(m.dof_joint[k])] +
+                      "' (a body without mass or inertia, or a state or force too large?)";
     return false;
   }
   vdot = data.ddq;

@@ -56,6 +56,10 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
     Scenario& s = b.scenario;
     s.file = source_name;
     s.name = b.root.has("name") ? b.root.get("name").text() : fs::path(source_name).stem().string();
+    // The name is the default output folder articula_out/<name>: one plain folder name.
+    if (b.root.has("name") &&
+        (s.name.empty() || s.name == "." || s.name == ".." || s.name.find_first_of("/\\") != std::string::npos))
+      b.root.get("name").fail("expected a plain name (it names the output folder): no '/', '\\', '.' or '..'");
     if (const Node d = b.root.get("description"); d.defined()) s.description = d.text();
     scenario_detail::read_model(b);
     scenario_detail::read_hardware(b);

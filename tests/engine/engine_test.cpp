@@ -338,6 +338,16 @@ TEST(Engine, FailuresStopWithAStatusAndKeepTheLog) {
     const RunResult r = sim.run(2.0);
     EXPECT_EQ(r.status, RunStatus::Exploded);
     EXPECT_NE(r.message.find("joint"), std::string::npos) << r.message;
+  }
+  {
+    // A non-finite acceleration names a joint (found by fuzzing: it named none).
+    SimulationOptions o;
+    o.max_speed = 1e308;
+    Simulator sim(robot, o);
+    sim.set_state(neutral(robot.model()), VectorX::Constant(3, 1e300));
+    const RunResult r = sim.run(0.1);
+    EXPECT_EQ(r.status, RunStatus::NonFinite);
+    EXPECT_NE(r.message.find("of joint '"), std::string::npos) << r.message;
     EXPECT_LT(r.t, 2.0);
   }
   {

@@ -419,6 +419,8 @@ TEST(ScenarioErrors, OddDocumentsAreAlwaysScenarioErrors) {
         model + "duration: 1\noutput: {csv: [a]}\n",
         model + "duration: 1\nsolver: fastest\n",
         model + "duration: 1\nsolver: null\n",
+        model + "duration: 1\nname: ../../escape\n",
+        model + "duration: 1\nname: /tmp/x\n",
         model + "duration: 1\ncontroller: {type: pd, kp: 1, kd: 1, period: 1e-22}\n",
         model + "duration: 1\njoint_limits: maybe\n",
         model + "duration: 1\njoint_limits: {restitution: 2}\n",

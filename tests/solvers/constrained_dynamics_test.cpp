@@ -225,6 +225,21 @@ TEST(ConstrainedDynamics, ARowTheMechanismCannotMoveAlongIsDependentNotTiny) {
     }
 }
 
+TEST(ConstrainedDynamics, AWheelLyingFlatIsAnErrorNamingIt) {
+  // pendulum3r's link1 has its local z along world −y: a wheel about local z on a plane with
+  // normal −y lies flat (found by fuzzing: it acted as a lock of joint1, λ ~ −3.5e5).
+  const Model model = load_urdf(test::model_path("pendulum3r"));
+  Data data(model);
+  ConstraintSet set(model);
+  set.add(std::make_shared<WheelConstraint>("w", "link1", 0.1, Vector3::UnitZ(), -Vector3::UnitY()));
+  try {
+    set.compute_rows(model, data, neutral(model), VectorX::Zero(model.nv));
+    ADD_FAILURE() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("constraint 'w': the wheel lies flat"), std::string::npos) << e.what();
+  }
+}
+
 TEST(ConstrainedDynamics, NonFiniteStateIsReportedNotThrown) {
   const Model model = load_urdf(test::model_path("ur5"));
   Data data(model);
