@@ -74,6 +74,7 @@ void Simulator::add_event(Event event) {
   if (event.time && (!(*event.time >= 0) || !std::isfinite(*event.time)))
     throw std::invalid_argument(what + "time must be ≥ 0");
   if (event.direction < -1 || event.direction > 1) throw std::invalid_argument(what + "direction must be -1, 0 or 1");
+  if (event.time && event.repeat) throw std::invalid_argument(what + "repeat applies to guard events, not to a time");
   if (event.actions.empty()) throw std::invalid_argument(what + "has no action");
   for (const EventAction& a : event.actions) {
     if (a.kind == EventAction::Kind::Enable || a.kind == EventAction::Kind::Disable) {

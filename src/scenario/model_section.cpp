@@ -316,6 +316,11 @@ void read_initial(Build& b) {
     if (model.njoints == 0 || model.joint_types[0] != JointType::FreeFlyer)
       base.fail("the model has a fixed base (set model.base: floating for a free-flying base)");
     const int iq = model.idx_q[0], iv = model.idx_v[0];
+    // The base given twice (q.<root> and base) would drop one of them silently.
+    for (const bool velocity : {false, true})
+      if (initial.get(velocity ? "v" : "q").has(model.joint_names[0]))
+        base.fail("the base state is given twice: in initial." + std::string(velocity ? "v." : "q.") +
+                  model.joint_names[0] + " and here; keep one");
     if (base.has("position")) q.segment<3>(iq) = base.get("position").vec3();
     if (base.has("orientation") || base.has("rpy")) {
       const Quaternion quat(read_rotation(base));

@@ -80,7 +80,13 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
 
 Scenario load_scenario(const std::string& path, const ScenarioOverrides& overrides) {
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) throw ScenarioError(path, 0, 0, "", "cannot read the scenario file (not found)");
+  if (!fs::is_regular_file(path, ec))
+    throw ScenarioError(path, 0, 0, "",
+                        std::string("cannot read the scenario file (") +
+                            (!fs::exists(path, ec)        ? "not found"
+                             : fs::is_directory(path, ec) ? "a directory, not a file"
+                                                          : "not a regular file") +
+                            ")");
   std::ifstream in(path, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();

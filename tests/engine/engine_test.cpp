@@ -421,6 +421,8 @@ TEST(Engine, InvalidSettingsAreClearErrorsBeforeTheRun) {
   EXPECT_THROW(sim.set_controller({}, 1e-22), std::invalid_argument);  // would cut every step to 1e-22 s
   EXPECT_THROW(sim.add_event({"e", -1.0, {}, 0, false, {EventAction::stop()}}), std::invalid_argument);
   EXPECT_THROW(sim.add_event({"e", 0.1, {}, 0, false, {EventAction::enable("nope")}}), std::invalid_argument);
+  EXPECT_THROW(sim.add_event({"e", 0.1, {}, 0, true, {EventAction::stop()}}),
+               std::invalid_argument);  // repeat at a time
   EXPECT_THROW(sim.run(-1.0), std::invalid_argument);
   VectorX q = neutral(robot.model());
   q[1] = std::nan("");

@@ -420,6 +420,10 @@ TEST(ScenarioErrors, OddDocumentsAreAlwaysScenarioErrors) {
         model + "duration: 1\nsolver: fastest\n",
         model + "duration: 1\nsolver: null\n",
         model + "duration: 1\nname: ../../escape\n",
+        model + "duration: 1\nevents: [{at: 0.1, repeat: true, actions: [{stop: true}]}]\n",
+        "model: {urdf: '" + test::model_path("solo12") +
+            "', base: floating}\nduration: 1\ninitial: {q: {root_joint: [0, 0, 0.3, 0, 0, 0, 1]}, base: {position: "
+            "[0, 0, 1]}}\n",
         model + "duration: 1\nname: /tmp/x\n",
         model + "duration: 1\ncontroller: {type: pd, kp: 1, kd: 1, period: 1e-22}\n",
         model + "duration: 1\njoint_limits: maybe\n",
