@@ -152,6 +152,7 @@ Model load_urdf_string(const std::string& xml, BaseType base, const std::string&
 
 Model load_urdf(const std::string& path, BaseType base) {
   if (!std::filesystem::exists(path)) fail(path, "file not found");
+  if (std::filesystem::is_directory(path)) fail(path, "a directory, not a URDF file");
   std::ifstream in(path);
   if (!in) fail(path, "cannot open file");
   std::stringstream ss;

@@ -356,7 +356,7 @@ TEST(Urdf, MissingFileNamesThePath) {
   const std::string path = "/nonexistent/dir/no_such_robot.urdf";
   EXPECT_TRUE(throws_with<std::runtime_error>([&] { (void)load_urdf(path); }, {path, "not found"}));
   const std::string dir = std::filesystem::temp_directory_path().string();
-  EXPECT_TRUE(throws_with<std::runtime_error>([&] { (void)load_urdf(dir); }, {dir}));
+  EXPECT_TRUE(throws_with<std::runtime_error>([&] { (void)load_urdf(dir); }, {dir, "a directory"}));
 }
 
 TEST(Urdf, ParseErrorsAreNotPrinted) {
