@@ -260,6 +260,7 @@ JumpForm jump_named(const Node& at) {
 void read_controller(Build& b) {
   const Node n = b.root.get("controller");
   if (!n.defined()) return;
+  if (!n.is_map()) n.expected("a map {type: none | constant | pd | feedback, ...}");
   const std::string type =
       n.need("type", "none, constant, pd or feedback").one_of({"none", "constant", "pd", "feedback"});
   if (type == "none") {

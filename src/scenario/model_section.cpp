@@ -221,7 +221,8 @@ void read_constraints(Build& b) {
     if (robot.constraints().contains(name)) name_node.fail("a constraint named '" + name + "' is defined twice");
     const std::string type = item.need("type", "frame, loop, distance, joint_lock or wheel")
                                  .one_of({"frame", "loop", "distance", "joint_lock", "wheel"});
-    std::shared_ptr<Constraint> c = make_constraint(robot.model(), item, type, name);
+    // The constructors' own checks (e.g. a loop from a frame to itself) located at the item.
+    std::shared_ptr<Constraint> c = item.rethrow([&] { return make_constraint(robot.model(), item, type, name); });
     if (const Node hz = item.get("stabilization"); hz.defined()) {
       const double f = hz.non_negative();
       hz.rethrow([&] { c->set_baumgarte_frequency(f); });

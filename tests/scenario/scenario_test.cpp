@@ -420,6 +420,8 @@ TEST(ScenarioErrors, OddDocumentsAreAlwaysScenarioErrors) {
         model + "duration: 1\nsolver: fastest\n",
         model + "duration: 1\nsolver: null\n",
         model + "duration: 1\nname: ../../escape\n",
+        model + "duration: 1\ncontroller: pd\n",
+        model + "duration: 1\nconstraints: [{name: a, type: loop, frame_a: tip, frame_b: tip}]\n",
         model + "duration: 1\nevents: [{at: 0.1, repeat: true, actions: [{stop: true}]}]\n",
         "model: {urdf: '" + test::model_path("solo12") +
             "', base: floating}\nduration: 1\ninitial: {q: {root_joint: [0, 0, 0.3, 0, 0, 0, 1]}, base: {position: "
