@@ -18,6 +18,21 @@ int main(int argc, char** argv) {
   add(&articula::cli::add_bench_command);
   add(&articula::cli::add_estop_command);
   add(&articula::cli::add_run_command);
+  // An unknown first word: name it and list the commands (CLI11 would only say that a
+  // subcommand is required).
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string known;
+    bool found = false;
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      found = found || sub->get_name() == argv[1];
+      known += (known.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!found) {
+      std::cerr << "articula: error: unknown command '" << argv[1] << "' (commands: " << known
+                << "; articula --help)\n";
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

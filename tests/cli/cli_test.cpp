@@ -52,6 +52,10 @@ TEST(Cli, MissingFileExitsWithCode2AndNamesTheFile) {
 
 TEST(Cli, BadUsageExitsWithCode2) {
   EXPECT_EQ(test::run_cli("").code, 2);
+  const test::CliResult unknown = test::run_cli("frobnicate");
+  EXPECT_EQ(unknown.code, 2);
+  EXPECT_NE(unknown.output.find("unknown command 'frobnicate' (commands: info, bench, estop, run"), std::string::npos)
+      << unknown.output;
   EXPECT_EQ(test::run_cli("no_such_command").code, 2);
   EXPECT_EQ(test::run_cli("bench " + quoted(test::model_path("pendulum3r")) + " --states 0").code, 2);
   EXPECT_EQ(test::run_cli("info").code, 2);
