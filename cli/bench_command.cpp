@@ -64,7 +64,7 @@ Command add_bench_command(CLI::App& app) {
   auto seed = std::make_shared<unsigned>(42);
   sub->add_option("model", *path, "URDF file")->required();
   sub->add_flag("--floating", *floating, "Put a free-flyer joint at the root link");
-  sub->add_option("--states", *states, "Number of random states")->check(CLI::PositiveNumber);
+  sub->add_option("--states", *states, "Number of random states (1 to 1000000)")->check(CLI::Range(1, 1000000));
   sub->add_option("--seed", *seed, "Random seed");
   return [=] { return run_bench(*path, *floating, *states, *seed); };
 }

@@ -193,6 +193,8 @@ Vector6 FramePairConstraint::wrench(const Eigen::Ref<const VectorX>& lambda) con
 DistanceConstraint::DistanceConstraint(std::string name, std::string frame_a, std::string frame_b,
                                        std::optional<double> distance)
     : Constraint(std::move(name), 1, true), frame_a_(std::move(frame_a)), frame_b_(std::move(frame_b)) {
+  if (frame_a_ == frame_b_)
+    throw std::invalid_argument("constraint '" + this->name() + "': frame A and B are the same (zero distance)");
   if (distance) {
     if (!(*distance > 0.0))
       throw std::invalid_argument("constraint '" + this->name() + "': distance must be positive, got " +

@@ -86,8 +86,11 @@ void read_pd(Build& b, const Node& n) {
       joints.push_back(j.text());
       joint_named(model, j, joints.back());
       motor_of_joint(robot, j, joints.back());
+      if (std::find(joints.begin(), joints.end() - 1, joints.back()) != joints.end() - 1)
+        j.fail("joint '" + joints.back() + "' is listed twice");
       joint_nodes.push_back(j);
     }
+    if (joints.empty()) list.fail("expected at least one joint (or leave 'joints' out: every motor's joint)");
   } else {
     for (const Motor& m : robot.motors()) joints.push_back(m.joint);
     if (joints.empty()) n.fail("a pd controller needs motors (add them under 'motors')");

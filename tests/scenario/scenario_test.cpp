@@ -421,6 +421,10 @@ TEST(ScenarioErrors, OddDocumentsAreAlwaysScenarioErrors) {
         model + "duration: 1\nsolver: null\n",
         model + "duration: 1\nname: ../../escape\n",
         model + "duration: 1\ncontroller: pd\n",
+        model + "duration: 1\nconstraints: [{name: a, type: distance, frame_a: tip, frame_b: tip}]\n",
+        model + "duration: 1\nmotors: [{all_joints: true}]\ncontroller: {type: pd, kp: 1, kd: 1, joints: []}\n",
+        model + "duration: 1\nmotors: [{all_joints: true}]\ncontroller: {type: pd, kp: 1, kd: 1, joints: [joint1, "
+                "joint1]}\n",
         model + "duration: 1\nconstraints: [{name: a, type: loop, frame_a: tip, frame_b: tip}]\n",
         model + "duration: 1\nevents: [{at: 0.1, repeat: true, actions: [{stop: true}]}]\n",
         "model: {urdf: '" + test::model_path("solo12") +
