@@ -54,6 +54,12 @@ std::string hdf5_message() {
       },
       &message);
   H5Eclear2(H5E_DEFAULT);
+  // A system error: its text alone ("File too large"), not the call's buffers and offsets.
+  const std::string key = "error message = '";
+  if (const auto at = message.find(key); at != std::string::npos) {
+    const auto end = message.find('\'', at + key.size());
+    if (end != std::string::npos) return message.substr(at + key.size(), end - at - key.size());
+  }
   return message;
 }
 
@@ -95,6 +101,14 @@ class Hdf5Log final : public LogSink {
       if (name.find('/') != std::string::npos || name == "." || name == "events")
         throw std::invalid_argument("HDF5 log begin: column name '" + name +
                                     "' is not a dataset name (no '/', not '.' nor 'events')");
+    // No clean-up by HDF5 at process exit: every log closes its file in finish(), and a file
+    // whose flush failed (disk full) would make that clean-up flush again and crash inside
+    // HDF5 (H5F__close_cb). Before any other HDF5 call (it fails harmlessly if HDF5 was already in use).
+    static const bool no_atexit = [] {
+      H5dont_atexit();
+      return true;
+    }();
+    (void)no_atexit;
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors become exceptions, not prints
     detail::remove_old_log(path_);
     file_ = Handle(check(H5Fcreate(path_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), "create file"), H5Fclose);

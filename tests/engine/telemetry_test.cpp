@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -392,6 +393,34 @@ T read_attribute(hid_t file, const char* name, hid_t type) {
   T value{};
   EXPECT_GE(H5Aread(attribute, type, &value), 0) << name;
   return value;
+}
+
+// A full disk (the file-size limit): the error names the file and the system's reason, not
+// HDF5's buffers; and the process then exits normally (found by fuzzing: HDF5's clean-up at exit
+// flushed the failed file again and crashed, exit 139).
+TEST_F(TelemetryHdf5, AFullDiskIsAnErrorAndTheProcessStillExitsCleanly) {
+  const std::string path = file("limited.h5");
+  const int code = test::exit_code_with_file_size_limit(16384, [&]() -> int {
+    int result = 1;  // no error seen
+    try {
+      auto log = make_hdf5_log(path, 1e9);
+      log->begin({"t", "x"});
+      std::vector<double> row = {0.0, 1.0 / 3.0};
+      for (int i = 0; i < 200000; ++i) {
+        row[0] = i;
+        log->append(row);
+      }
+      log->finish({"completed", "", 1.0, 200000});
+    } catch (const std::runtime_error& e) {
+      const std::string what = e.what();
+      result = what.find(path) != std::string::npos && what.find("File too large") != std::string::npos &&
+                       what.find("buf =") == std::string::npos
+                   ? 0
+                   : 2;
+    }
+    std::exit(result);  // through the atexit handlers, as a process that ends normally
+  });
+  EXPECT_EQ(code, 0) << "1: no error seen, 2: unexpected message, -1: did not exit normally (crash at exit)";
 }
 
 TEST_F(TelemetryHdf5, RoundTripIsBitExact) {
