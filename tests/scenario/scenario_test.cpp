@@ -431,7 +431,7 @@ TEST(ScenarioErrors, OddDocumentsAreAlwaysScenarioErrors) {
             "', base: floating}\nduration: 1\ninitial: {q: {root_joint: [0, 0, 0.3, 0, 0, 0, 1]}, base: {position: "
             "[0, 0, 1]}}\n",
         model + "duration: 1\nname: /tmp/x\n",
-        model + "duration: 1\ncontroller: {type: pd, kp: 1, kd: 1, period: 1e-22}\n",
+        model + "duration: 1\nmotors: [{all_joints: true}]\ncontroller: {type: pd, kp: 1, kd: 1, period: 1e-22}\n",
         model + "duration: 1\njoint_limits: maybe\n",
         model + "duration: 1\njoint_limits: {restitution: 2}\n",
         model + "duration: 1\njoint_limits: {bounce: 1}\n",
