@@ -11,5 +11,6 @@ Command add_info_command(CLI::App& app);
 Command add_bench_command(CLI::App& app);
 Command add_estop_command(CLI::App& app);
 Command add_run_command(CLI::App& app);
+Command add_codegen_command(CLI::App& app);
 
 }  // namespace articula::cli

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   add(&articula::cli::add_bench_command);
   add(&articula::cli::add_estop_command);
   add(&articula::cli::add_run_command);
+  add(&articula::cli::add_codegen_command);
   // An unknown first word: name it and list the commands (CLI11 would only say that a
   // subcommand is required).
   if (argc > 1 && argv[1][0] != '-') {

@@ -1,5 +1,6 @@
 #pragma once
 /// Umbrella header: the whole public API of articula.
+#include "articula/codegen/kernels.hpp"
 #include "articula/constraints/callback_constraint.hpp"
 #include "articula/constraints/constraint_set.hpp"
 #include "articula/constraints/frame_constraint.hpp"

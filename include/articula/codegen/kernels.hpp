@@ -1,0 +1,37 @@
+#pragma once
+/// Model-specific kernels: C++ source of RNEA, CRBA and ABA for one model, with its joint
+/// placements, axes, inertias, armature and gravity folded in as numbers (the generated code
+/// has no loops, no joint dispatch and no multiplications by the zeros and ones of the model).
+/// `articula codegen MODEL.urdf` writes them; docs/codegen.md says how to use them.
+#include <string>
+
+#include "articula/model/model.hpp"
+
+namespace articula {
+
+struct GeneratedKernels {
+  std::string header;  // NAME.hpp: the declarations, nq, nv and the model digest
+  std::string source;  // NAME.cpp: the definitions (includes "NAME.hpp")
+  int lines = 0;       // statements emitted (rnea + crba + aba)
+};
+
+struct CodegenOptions {
+  std::string origin;  // where the model came from (e.g. the URDF path), for the heading comment
+  /// Entries of the joint placements' rotations within `snap` of 0, 1 or −1 are taken as exactly
+  /// that (a URDF's rpy of π/2 written with 9 digits leaves 5e-12 where 0 is meant; only exact
+  /// zeros and ones fold). Inertia entries below 1e-15 of their largest are zeroed (round-off of
+  /// the fixed-link merge). 0 turns both off: the kernels then use the model's numbers unchanged.
+  double snap = 1e-9;
+};
+
+/// Generates the kernels of `model` in namespace articula::generated::<name> (`name` must be
+/// a C++ identifier; throws std::invalid_argument otherwise). Supports every joint type of
+/// model/joint.hpp.
+GeneratedKernels generate_kernels(const Model& model, const std::string& name, const CodegenOptions& options = {});
+
+/// A 64-bit FNV-1a digest (16 hex digits) of what the generated kernels depend on: the tree,
+/// joint types, placements, axes, inertias, armature and gravity. The generated header holds
+/// the digest of its model; compare it with model_digest() of the Model in use.
+std::string model_digest(const Model& model);
+
+}  // namespace articula

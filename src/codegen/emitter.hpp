@@ -1,0 +1,53 @@
+#pragma once
+/// Straight-line C++ emission for the kernel generator (codegen/kernels.hpp): a scalar `Sym`
+/// is either a number known when the code is generated or a named temporary of the emitted
+/// function. Every operation folds what it can (x·0 = 0, x·1 = x, x + 0 = x, numbers with
+/// numbers) and emits one `const double tN = …;` line otherwise, reusing a line already
+/// emitted for the same operation on the same operands (hash-consing). The C++ compiler then
+/// schedules the lines; dead ones (e.g. the lower triangle of a symmetric product) are dropped
+/// by it. This is the constant folding a runtime recursion cannot do: a model's joint
+/// placements, axes and inertias are numbers, often with zeros and ones.
+#include <map>
+#include <string>
+#include <tuple>
+
+namespace articula::codegen {
+
+struct Sym {
+  int id = -1;       // temporary t<id>, or −1 for a number
+  double value = 0;  // the number when id < 0
+  bool is_number() const { return id < 0; }
+  bool is(double x) const { return id < 0 && value == x; }
+};
+
+class Emitter {
+ public:
+  static Sym number(double x) { return Sym{-1, x == 0.0 ? 0.0 : x}; }
+  /// A temporary holding an expression in the function's inputs, e.g. "q[3]".
+  Sym input(const std::string& expr);
+  Sym add(Sym a, Sym b);
+  Sym sub(Sym a, Sym b);
+  Sym mul(Sym a, Sym b);
+  Sym div(Sym a, Sym b);
+  Sym neg(Sym a);
+  Sym sqrt(Sym a);
+  /// sin and cos of a, through articula's fast_sincos.
+  void sincos(Sym a, Sym& s, Sym& c);
+  /// `target = a;` (e.g. "tau[2]").
+  void assign(const std::string& target, Sym a);
+  void comment(const std::string& text);
+  /// The body of the function emitted so far; clears it for the next function.
+  std::string take();
+  std::string ref(Sym a) const;
+  int lines() const { return count_; }
+
+ private:
+  Sym emit(const std::string& expr);
+  Sym binary(char op, Sym a, Sym b, const std::string& expr);
+  std::string body_;
+  int next_ = 0, count_ = 0;
+  std::map<std::tuple<char, int, double, int, double>, Sym> seen_;
+  std::map<std::string, Sym> inputs_;
+};
+
+}  // namespace articula::codegen

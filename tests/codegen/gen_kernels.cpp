@@ -1,0 +1,46 @@
+// Build-time helper of the test suite: writes the generated kernels (articula::generate_kernels)
+// of every bundled model and of both mixed models, all with armature, into argv[1]. The test
+// executable compiles them and checks them against the runtime recursions
+// (generated_kernels_test.cpp).
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "test_models.hpp"
+
+namespace {
+
+void write(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+void generate(const std::filesystem::path& dir, articula::Model model, const std::string& name, double snap = 1e-9) {
+  articula::test::add_armature(model);
+  const articula::GeneratedKernels k =
+      articula::generate_kernels(model, name, {model.name + " with test armature", snap});
+  write(dir / (name + ".hpp"), k.header);
+  write(dir / (name + ".cpp"), k.source);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::cerr << "usage: gen_kernels OUTPUT_DIR\n";
+    return 2;
+  }
+  try {
+    const std::filesystem::path dir(argv[1]);
+    std::filesystem::create_directories(dir);
+    for (const auto& c : articula::test::all_models()) generate(dir, articula::test::load(c), "test_" + c.name);
+    generate(dir, articula::test::load(articula::test::all_models()[2]), "test_ur5_exact", 0.0);
+    generate(dir, articula::test::mixed_model(false), "test_mixed_fixed");
+    generate(dir, articula::test::mixed_model(true), "test_mixed_floating");
+  } catch (const std::exception& e) {
+    std::cerr << "gen_kernels: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
