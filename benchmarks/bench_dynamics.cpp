@@ -22,6 +22,11 @@
 
 #include "articula/articula.hpp"
 #include "bench_collector.hpp"
+#include "bench_panda.hpp"
+#include "bench_pendulum3r.hpp"
+#include "bench_solo12.hpp"
+#include "bench_talos.hpp"
+#include "bench_ur5.hpp"
 #include "peer.hpp"
 #ifdef ARTICULA_HAVE_MUJOCO
 #include "peer_mujoco.hpp"
@@ -40,27 +45,45 @@ namespace ab = articula::bench;
 constexpr std::size_t kStates = 256;
 constexpr unsigned kSeed = 20240917u;
 
+// The generated kernels of a model (`articula codegen`, written at build time; CMakeLists.txt).
+struct Generated {
+  const char* digest;
+  void (*rnea)(const double*, const double*, const double*, double*);
+  void (*crba)(const double*, double*);
+  void (*aba)(const double*, const double*, const double*, double*);
+};
+#define ARTICULA_GENERATED(ns)                                                                            \
+  Generated {                                                                                             \
+    articula::generated::ns::model_digest, &articula::generated::ns::rnea, &articula::generated::ns::crba, \
+        &articula::generated::ns::aba                                                                     \
+  }
+
 struct ModelSpec {
   const char* key;
   const char* file;
   BaseType base;
+  Generated generated;
 };
-constexpr ModelSpec kModels[] = {
-    {"pendulum3r", "pendulum3r.urdf", BaseType::Fixed},
-    {"ur5", "ur5.urdf", BaseType::Fixed},
-    {"panda", "panda.urdf", BaseType::Fixed},
-    {"solo12", "solo12.urdf", BaseType::Floating},
-    {"talos", "talos_reduced.urdf", BaseType::Floating},
+const ModelSpec kModels[] = {
+    {"pendulum3r", "pendulum3r.urdf", BaseType::Fixed, ARTICULA_GENERATED(bench_pendulum3r)},
+    {"ur5", "ur5.urdf", BaseType::Fixed, ARTICULA_GENERATED(bench_ur5)},
+    {"panda", "panda.urdf", BaseType::Fixed, ARTICULA_GENERATED(bench_panda)},
+    {"solo12", "solo12.urdf", BaseType::Floating, ARTICULA_GENERATED(bench_solo12)},
+    {"talos", "talos_reduced.urdf", BaseType::Floating, ARTICULA_GENERATED(bench_talos)},
 };
 
 const char* const kQuantityName[] = {"inverse dynamics", "mass matrix", "forward dynamics"};
 const char* const kQuantityTag[] = {"ID", "M", "FD"};
 const char* const kArticulaCall[] = {"rnea", "crba", "aba"};
+const char* const kCodegenCall[] = {"codegen_rnea", "codegen_crba", "codegen_aba"};
 const char* const kArticulaIncludes[] = {
     "rnea(model, data, q, v, a): placements from q, velocities, accelerations, body forces, tau (RNEA, RBDA Table 5.1)",
     "crba(model, data, q): placements from q, composite inertias, both triangles of M (CRBA, RBDA Table 6.2)",
     "aba(model, data, q, v, tau): placements from q and the three ABA passes (RBDA Table 7.1), no factorization of M",
 };
+const char* const kCodegenIncludes =
+    "the same algorithms as the model's generated kernels (`articula codegen`, docs/codegen.md): straight-line code "
+    "with the model's numbers folded in, q/v/a in, tau / M (sparsity pattern) / qdd out";
 
 // Pinocchio's figures from shared/PEERS.md (quoted, not measured by this program):
 // Pinocchio 3.7.0, clang 14, measured once on this kind of machine; "README"
@@ -200,6 +223,26 @@ struct Diff {
 };
 
 void sanity_check(const std::vector<std::unique_ptr<Case>>& cases) {
+  std::printf("\n## Sanity check: articula's generated kernels against its recursions (%zu states)\n\n", kStates);
+  std::printf("| model | digest matches | max rel Δqdd | max rel Δtau | max rel ΔM |\n|---|---|---|---|---|\n");
+  for (const auto& c : cases) {
+    const articula::Model& m = c->model;
+    const std::size_t nv = static_cast<std::size_t>(m.nv);
+    const Generated& g = c->spec.generated;
+    Diff dqdd, dtau, dM;
+    std::vector<double> buf(nv * nv, 0.0);
+    for (std::size_t i = 0; i < kStates; ++i) {
+      g.aba(c->q[i].data(), c->v[i].data(), c->tau[i].data(), buf.data());
+      dqdd.add(articula::aba(m, *c->data, c->q[i], c->v[i], c->tau[i]).data(), buf.data(), nv);
+      g.rnea(c->q[i].data(), c->v[i].data(), c->a[i].data(), buf.data());
+      dtau.add(articula::rnea(m, *c->data, c->q[i], c->v[i], c->a[i]).data(), buf.data(), nv);
+      std::fill(buf.begin(), buf.end(), 0.0);
+      g.crba(c->q[i].data(), buf.data());
+      dM.add(articula::crba(m, *c->data, c->q[i]).data(), buf.data(), nv * nv);
+    }
+    std::printf("| %s | %s | %.1e | %.1e | %.1e |\n", c->spec.key,
+                articula::model_digest(m) == g.digest ? "yes" : "NO", dqdd.rel(), dtau.rel(), dM.rel());
+  }
   std::printf("\n## Sanity check: articula against each peer on the same %zu states\n\n", kStates);
   std::printf("max |articula − peer| over all states and entries (relative: divided by max |articula|)\n\n");
   std::printf("| model | engine | max |Δqdd| (rel) | max |Δtau| (rel) | max |ΔM| (rel) |\n");
@@ -270,6 +313,39 @@ void register_benchmarks(const std::vector<std::unique_ptr<Case>>& cases) {
           }
         })
         ->Unit(benchmark::kNanosecond);
+    const Generated g = c->spec.generated;
+    const std::size_t nv = static_cast<std::size_t>(c->model.nv);
+    auto out = std::make_shared<std::vector<double>>(nv * nv, 0.0);
+    benchmark::RegisterBenchmark(bench_name(*c, ab::Quantity::InverseDynamics, "articula:codegen_rnea").c_str(),
+                                 [c, g, out](benchmark::State& st) {
+                                   std::size_t i = 0;
+                                   for (auto _ : st) {
+                                     g.rnea(c->q[i].data(), c->v[i].data(), c->a[i].data(), out->data());
+                                     benchmark::ClobberMemory();
+                                     i = (i + 1) % kStates;
+                                   }
+                                 })
+        ->Unit(benchmark::kNanosecond);
+    benchmark::RegisterBenchmark(bench_name(*c, ab::Quantity::MassMatrix, "articula:codegen_crba").c_str(),
+                                 [c, g, out](benchmark::State& st) {
+                                   std::size_t i = 0;
+                                   for (auto _ : st) {
+                                     g.crba(c->q[i].data(), out->data());
+                                     benchmark::ClobberMemory();
+                                     i = (i + 1) % kStates;
+                                   }
+                                 })
+        ->Unit(benchmark::kNanosecond);
+    benchmark::RegisterBenchmark(bench_name(*c, ab::Quantity::ForwardDynamics, "articula:codegen_aba").c_str(),
+                                 [c, g, out](benchmark::State& st) {
+                                   std::size_t i = 0;
+                                   for (auto _ : st) {
+                                     g.aba(c->q[i].data(), c->v[i].data(), c->tau[i].data(), out->data());
+                                     benchmark::ClobberMemory();
+                                     i = (i + 1) % kStates;
+                                   }
+                                 })
+        ->Unit(benchmark::kNanosecond);
     for (const auto& slot : c->peers) {
       if (!slot.peer) continue;
       ab::Peer* peer = slot.peer.get();
@@ -301,13 +377,14 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
   std::printf("articula built with %s%s\n\n", bench_compiler().c_str(),
               ARTICULA_BENCH_NATIVE ? ", -march=native (ARTICULA_NATIVE=ON)" : "");
   std::printf(
-      "| model | quantity | articula | MuJoCo 2.2.2 | DART 6.12 | best peer / articula |"
-      " Pinocchio 3.7 clang 14 (PEERS.md, quoted) |\n");
-  std::printf("|---|---|---:|---:|---:|---:|---:|\n");
+      "| model | quantity | articula | articula codegen | MuJoCo 2.2.2 | DART 6.12 | best peer / articula |"
+      " best peer / codegen | Pinocchio 3.7 clang 14 (PEERS.md, quoted) | Pinocchio / codegen |\n");
+  std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const auto& c : cases) {
     for (int qi = 0; qi < 3; ++qi) {
       const auto q = static_cast<ab::Quantity>(qi);
       const double art = col.micros(bench_name(*c, q, std::string("articula:") + kArticulaCall[qi]));
+      const double gen = col.micros(bench_name(*c, q, std::string("articula:") + kCodegenCall[qi]));
       std::string cells[2];
       double best = std::nan("");
       for (std::size_t s = 0; s < c->peers.size() && s < 2; ++s) {
@@ -321,10 +398,16 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
           if (!std::isnan(t) && (std::isnan(best) || t < best)) best = t;
         }
       }
-      char ratio[32] = "—";
-      if (!std::isnan(best) && !std::isnan(art) && art > 0) std::snprintf(ratio, sizeof ratio, "%.2f", best / art);
-      std::printf("| %s | %s | %s | %s | %s | %s | %s |\n", c->spec.key, kQuantityName[qi], fmt_us(art).c_str(),
-                  cells[0].c_str(), cells[1].c_str(), ratio, pinocchio_quote(c->spec.key, q).c_str());
+      auto ratio = [](double num, double den) {
+        char buf[32] = "—";
+        if (!std::isnan(num) && !std::isnan(den) && den > 0) std::snprintf(buf, sizeof buf, "%.2f", num / den);
+        return std::string(buf);
+      };
+      const std::string pin = pinocchio_quote(c->spec.key, q);
+      const double pin_us = pin == "—" ? std::nan("") : std::strtod(pin.c_str(), nullptr);
+      std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", c->spec.key, kQuantityName[qi],
+                  fmt_us(art).c_str(), fmt_us(gen).c_str(), cells[0].c_str(), cells[1].c_str(), ratio(best, art).c_str(),
+                  ratio(best, gen).c_str(), pin.c_str(), ratio(pin_us, gen).c_str());
     }
   }
 
@@ -349,6 +432,7 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
 
   std::printf("\nWhat one timed call includes (every call sets its state, cycling through the %zu states):\n", kStates);
   for (int qi = 0; qi < 3; ++qi) std::printf("- articula %s: %s\n", kQuantityName[qi], kArticulaIncludes[qi]);
+  std::printf("- articula codegen: %s\n", kCodegenIncludes);
   std::map<std::string, bool> seen;
   for (const auto& c : cases)
     for (const auto& slot : c->peers) {
