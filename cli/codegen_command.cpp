@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
+#include <vector>
 
 #include "articula/articula.hpp"
 #include "articula/codegen/kernels.hpp"
@@ -25,11 +26,18 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
 }
 
 int run_codegen(const std::string& path, const std::string& name, const std::string& dir, bool floating, bool quiet,
-                double snap) {
+                double snap, const std::vector<std::string>& holds) {
   const Model model = load_urdf(path, floating ? BaseType::Floating : BaseType::Fixed);
   CodegenOptions options;
   options.origin = std::filesystem::path(path).filename().string() + (floating ? " (floating base)" : " (fixed base)");
   options.snap = snap;
+  for (const std::string& h : holds) {
+    const auto colon = h.find(':');
+    const std::string kind = colon == std::string::npos ? "" : h.substr(0, colon);
+    if (kind != "weld" && kind != "point")
+      throw std::invalid_argument("codegen: --hold '" + h + "': expected weld:FRAME or point:FRAME");
+    options.held_frames.push_back({h.substr(colon + 1), kind == "weld"});
+  }
   const GeneratedKernels k = generate_kernels(model, name, options);
   const std::filesystem::path out_dir(dir);
   std::error_code ec;
@@ -56,6 +64,7 @@ Command add_codegen_command(CLI::App& app) {
   auto floating = std::make_shared<bool>(false);
   auto quiet = std::make_shared<bool>(false);
   auto snap = std::make_shared<double>(CodegenOptions{}.snap);
+  auto holds = std::make_shared<std::vector<std::string>>();
   sub->add_option("model", *path, "URDF file")->required();
   sub->add_option("--name", *name, "C++ namespace articula::generated::NAME and file names")->required();
   sub->add_option("-o,--output-dir", *dir, "Directory for NAME.hpp and NAME.cpp (created if missing)");
@@ -65,7 +74,10 @@ Command add_codegen_command(CLI::App& app) {
                   "Take placement rotation entries within this of 0 or +-1 as exact (0 = use the model's numbers)")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1e-3));
-  return [=] { return run_codegen(*path, *name, *dir, *floating, *quiet, *snap); };
+  sub->add_option("--hold", *holds,
+                  "weld:FRAME or point:FRAME, repeatable: also write constrained_dynamics and velocity_jump "
+                  "for these frames held in the world, in this order");
+  return [=] { return run_codegen(*path, *name, *dir, *floating, *quiet, *snap, *holds); };
 }
 
 }  // namespace articula::cli

@@ -6,12 +6,20 @@
 namespace articula::codegen {
 
 std::string Emitter::ref(Sym a) const {
-  if (!a.is_number()) return "t" + std::to_string(a.id);
+  if (!a.is_number()) {
+    std::string name(1, 't');
+    name += std::to_string(a.id);
+    return name;
+  }
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.17g", a.value);
   std::string s(buf);
   if (s.find_first_of(".eEn") == std::string::npos) s += ".0";  // a double literal
-  return a.value < 0 ? "(" + s + ")" : s;
+  if (a.value < 0) {
+    s.insert(s.begin(), '(');
+    s.push_back(')');
+  }
+  return s;
 }
 
 Sym Emitter::emit(const std::string& expr) {
@@ -69,7 +77,9 @@ Sym Emitter::div(Sym a, Sym b) {
 
 Sym Emitter::neg(Sym a) {
   if (a.is_number()) return number(-a.value);
-  return binary('n', a, number(0.0), "-" + ref(a));
+  std::string expr(1, '-');
+  expr += ref(a);
+  return binary('n', a, number(0.0), expr);
 }
 
 Sym Emitter::sqrt(Sym a) {
@@ -96,6 +106,11 @@ void Emitter::assign(const std::string& target, Sym a) {
 }
 
 void Emitter::comment(const std::string& text) { body_ += "  // " + text + "\n"; }
+
+void Emitter::raw(const std::string& line) {
+  body_ += "  " + line + "\n";
+  ++count_;
+}
 
 std::string Emitter::take() {
   std::string out;

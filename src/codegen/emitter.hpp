@@ -36,6 +36,10 @@ class Emitter {
   /// `target = a;` (e.g. "tau[2]").
   void assign(const std::string& target, Sym a);
   void comment(const std::string& text);
+  /// A line of C++ as it is (e.g. an early return on a failed pivot test).
+  void raw(const std::string& line);
+  /// A fresh name for a local the caller declares with raw() (e.g. an Eigen matrix).
+  std::string fresh_name(const std::string& stem) { return stem + std::to_string(next_++); }
   /// The body of the function emitted so far; clears it for the next function.
   std::string take();
   std::string ref(Sym a) const;

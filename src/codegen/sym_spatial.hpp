@@ -73,6 +73,13 @@ class Spatial {
   SMotion act_inv(const STransform& X, const SMotion& m) {
     return {tmul(X.R, sub(m.v, cross(X.p, m.w))), tmul(X.R, m.w)};
   }
+  /// X m: child coordinates to parent.
+  SMotion act(const STransform& X, const SMotion& m) {
+    const V3 w = mul(X.R, m.w);
+    return {add(mul(X.R, m.v), cross(X.p, w)), w};
+  }
+  /// X₁ X₂.
+  STransform compose(const STransform& A, const STransform& B) { return {mul(A.R, B.R), add(mul(A.R, B.p), A.p)}; }
   /// X* f: child coordinates to parent.
   SForce act(const STransform& X, const SForce& f) {
     const V3 ff = mul(X.R, f.f);

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 
 #include "test_models.hpp"
 
@@ -16,10 +17,11 @@ void write(const std::filesystem::path& path, const std::string& text) {
   if (!out) throw std::runtime_error("cannot write " + path.string());
 }
 
-void generate(const std::filesystem::path& dir, articula::Model model, const std::string& name, double snap = 1e-9) {
+void generate(const std::filesystem::path& dir, articula::Model model, const std::string& name, double snap = 1e-9,
+              std::vector<articula::HeldFrame> held = {}) {
   articula::test::add_armature(model);
   const articula::GeneratedKernels k =
-      articula::generate_kernels(model, name, {model.name + " with test armature", snap});
+      articula::generate_kernels(model, name, {model.name + " with test armature", snap, std::move(held)});
   write(dir / (name + ".hpp"), k.header);
   write(dir / (name + ".cpp"), k.source);
 }
@@ -34,10 +36,23 @@ int main(int argc, char** argv) {
   try {
     const std::filesystem::path dir(argv[1]);
     std::filesystem::create_directories(dir);
-    for (const auto& c : articula::test::all_models()) generate(dir, articula::test::load(c), "test_" + c.name);
+    // The held frames of the constrained kernels: as in bench_constrained (two welded soles,
+    // four point feet, a welded hand) and, on the mixed model, a weld and a point.
+    const std::map<std::string, std::vector<articula::HeldFrame>> held = {
+        {"talos", {{"left_sole_link", true}, {"right_sole_link", true}}},
+        {"solo12", {{"FL_FOOT", false}, {"FR_FOOT", false}, {"HL_FOOT", false}, {"HR_FOOT", false}}},
+        {"panda", {{"panda_hand", true}}},
+        {"ur5", {{"tool0", false}}},
+    };
+    for (const auto& c : articula::test::all_models()) {
+      const auto it = held.find(c.name);
+      generate(dir, articula::test::load(c), "test_" + c.name, 1e-9,
+               it == held.end() ? std::vector<articula::HeldFrame>{} : it->second);
+    }
     generate(dir, articula::test::load(articula::test::all_models()[2]), "test_ur5_exact", 0.0);
     generate(dir, articula::test::mixed_model(false), "test_mixed_fixed");
-    generate(dir, articula::test::mixed_model(true), "test_mixed_floating");
+    generate(dir, articula::test::mixed_model(true), "test_mixed_floating", 1e-9, {{"tip", true}, {"leg", false}});
+    generate(dir, articula::test::mixed_model(true), "test_mixed_twice", 1e-9, {{"tip", true}, {"tip", false}});
   } catch (const std::exception& e) {
     std::cerr << "gen_kernels: " << e.what() << "\n";
     return 1;

@@ -6,6 +6,7 @@
 
 #include "test_mixed_fixed.hpp"
 #include "test_mixed_floating.hpp"
+#include "test_mixed_twice.hpp"
 #include "test_models.hpp"
 #include "test_panda.hpp"
 #include "test_pendulum3r.hpp"
@@ -147,6 +148,155 @@ TEST(GeneratedKernels, CliWritesBothFiles) {
   const auto missing = test::run_cli("codegen " + dir.path() + "/nope.urdf --name x -o " + dir.path());
   EXPECT_EQ(missing.code, 2);
   EXPECT_NE(missing.output.find("nope.urdf"), std::string::npos) << missing.output;
+}
+
+}  // namespace
+}  // namespace articula
+
+namespace articula {
+namespace {
+
+struct ConstrainedKernels {
+  std::vector<HeldFrame> held;
+  bool (*dynamics)(const double*, const double*, const double*, const double*, const double*, const double*, double*,
+                   double*);
+  bool (*jump)(const double*, const double*, double*, double*);
+};
+
+#define ARTICULA_CONSTRAINED(ns) &generated::ns::constrained_dynamics, &generated::ns::velocity_jump
+
+struct ConstrainedCase {
+  std::string name;
+  Model model;
+  ConstrainedKernels kernels;
+};
+
+std::vector<ConstrainedCase> constrained_cases() {
+  auto with_armature = [](Model m) {
+    test::add_armature(m);
+    return m;
+  };
+  const auto models = test::all_models();
+  auto by_name = [&](const std::string& n) {
+    for (const auto& c : models)
+      if (c.name == n) return with_armature(test::load(c));
+    throw std::runtime_error(n);
+  };
+  return {
+      {"talos",
+       by_name("talos"),
+       {{{"left_sole_link", true}, {"right_sole_link", true}}, ARTICULA_CONSTRAINED(test_talos)}},
+      {"solo12",
+       by_name("solo12"),
+       {{{"FL_FOOT", false}, {"FR_FOOT", false}, {"HL_FOOT", false}, {"HR_FOOT", false}},
+        ARTICULA_CONSTRAINED(test_solo12)}},
+      {"panda", by_name("panda"), {{{"panda_hand", true}}, ARTICULA_CONSTRAINED(test_panda)}},
+      {"ur5", by_name("ur5"), {{{"tool0", false}}, ARTICULA_CONSTRAINED(test_ur5)}},
+      {"mixed_floating",
+       with_armature(test::mixed_model(true)),
+       {{{"tip", true}, {"leg", false}}, ARTICULA_CONSTRAINED(test_mixed_floating)}},
+  };
+}
+
+// The held frames as FrameConstraints with a reference pose near the state's (so the Baumgarte
+// terms are not zero) and a stabilization frequency; returns the kernel's ref, kp, kd inputs.
+ConstraintSet make_set(const Model& model, Data& data, const VectorX& q, const std::vector<HeldFrame>& held,
+                       std::mt19937& rng, std::vector<double>& ref, std::vector<double>& kp, std::vector<double>& kd) {
+  ConstraintSet set(model);
+  forward_kinematics(model, data, q);
+  ref.clear();
+  kp.clear();
+  kd.clear();
+  for (std::size_t f = 0; f < held.size(); ++f) {
+    Transform X = frame_placement(model, data, model.frame_id(held[f].frame));
+    const VectorX d = test::random_vector(6, rng, 0.05);
+    X.p += d.head<3>();
+    X.R = exp3(d.tail<3>()) * X.R;
+    auto& c = set.emplace<FrameConstraint>("held" + std::to_string(f), held[f].frame,
+                                           held[f].weld ? AxisMask::weld() : AxisMask::point(), X);
+    c.set_baumgarte_frequency(2.0 + static_cast<double>(f));
+    for (int k = 0; k < 3; ++k) ref.push_back(X.p[k]);
+    for (int k = 0; k < 9; ++k) ref.push_back(X.R.data()[k]);  // column-major
+    kp.push_back(c.kp());
+    kd.push_back(c.kd());
+  }
+  return set;
+}
+
+TEST(GeneratedKernels, ConstrainedDynamicsAndJumpMatchTheSolvers) {
+  std::mt19937 rng(99);
+  for (ConstrainedCase& c : constrained_cases()) {
+    SCOPED_TRACE(c.name);
+    Data data(c.model);
+    for (int trial = 0; trial < 10; ++trial) {
+      const VectorX q = random_configuration(c.model, rng);
+      const VectorX v = test::random_vector(c.model.nv, rng), tau = test::random_vector(c.model.nv, rng);
+      std::vector<double> ref, kp, kd;
+      ConstraintSet set = make_set(c.model, data, q, c.kernels.held, rng, ref, kp, kd);
+      ConstrainedWorkspace ws(c.model, set.dim());
+      const SolveReport report =
+          constrained_forward_dynamics(c.model, data, ws, set, q, v, tau, {}, ConstrainedMethod::RangeSpace);
+      ASSERT_TRUE(report.ok()) << report.message;
+      VectorX qdd(c.model.nv), lambda(set.dim());
+      ASSERT_TRUE(c.kernels.dynamics(q.data(), v.data(), tau.data(), ref.data(), kp.data(), kd.data(), qdd.data(),
+                                     lambda.data()));
+      EXPECT_LT(test::rel_err(qdd, data.ddq), 1e-9);
+      EXPECT_LT(test::rel_err(lambda, set.lambda()), 1e-9);
+
+      // The plastic jump when the held frames switch on, against velocity_jump's full form.
+      crba(c.model, data, q);
+      set.compute_jacobian(c.model, data, q, v);
+      const MatrixX J = set.J();
+      JumpOptions options;
+      options.form = JumpForm::Full;
+      const JumpResult ref_jump = velocity_jump(c.model, data, MatrixX(0, c.model.nv), J, v, options);
+      ASSERT_TRUE(ref_jump.ok()) << ref_jump.message;
+      VectorX v_plus(c.model.nv), Lambda(set.dim());
+      ASSERT_TRUE(c.kernels.jump(q.data(), v.data(), v_plus.data(), Lambda.data()));
+      EXPECT_LT(test::rel_err(v_plus, ref_jump.v_plus), 1e-9);
+      EXPECT_LT(test::rel_err(Lambda, ref_jump.Lambda), 1e-9);
+      EXPECT_LT((J * v_plus).cwiseAbs().maxCoeff(), 1e-9 * (1.0 + v.norm()));
+    }
+  }
+}
+
+TEST(GeneratedKernels, DependentRowsAreReported) {
+  // test_mixed_twice holds "tip" as a weld and again as a point: the point's rows repeat the
+  // weld's linear rows, J M⁻¹ Jᵀ is singular and both kernels return false.
+  Model model = test::mixed_model(true);
+  test::add_armature(model);
+  ASSERT_EQ(generated::test_mixed_twice::m, 9);
+  std::mt19937 rng(5);
+  const VectorX q = random_configuration(model, rng);
+  const VectorX v = test::random_vector(model.nv, rng), tau = test::random_vector(model.nv, rng);
+  std::vector<double> ref(24, 0.0), kp(2, 0.0), kd(2, 0.0);
+  for (int f = 0; f < 2; ++f) ref[12 * f + 3] = ref[12 * f + 7] = ref[12 * f + 11] = 1.0;
+  VectorX out(model.nv), lambda(9);
+  EXPECT_FALSE(generated::test_mixed_twice::constrained_dynamics(q.data(), v.data(), tau.data(), ref.data(), kp.data(),
+                                                                 kd.data(), out.data(), lambda.data()));
+  EXPECT_FALSE(generated::test_mixed_twice::velocity_jump(q.data(), v.data(), out.data(), lambda.data()));
+}
+
+TEST(GeneratedKernels, HeldFramesAreChecked) {
+  const Model m = test::mixed_model(true);
+  CodegenOptions options;
+  options.held_frames = {{"no_such_frame", true}};
+  try {
+    generate_kernels(m, "bad", options);
+    ADD_FAILURE() << "accepted an unknown frame";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("no_such_frame"), std::string::npos) << e.what();
+  }
+  options.held_frames = {{"world_mark", true}};
+  try {
+    generate_kernels(m, "bad", options);
+    ADD_FAILURE() << "accepted a frame on the world";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("on the world"), std::string::npos) << e.what();
+  }
+  const auto r = test::run_cli("codegen " + test::model_path("ur5") + " --name x --hold tool0 -o /tmp");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.output.find("expected weld:FRAME or point:FRAME"), std::string::npos) << r.output;
 }
 
 }  // namespace

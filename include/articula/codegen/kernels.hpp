@@ -4,6 +4,7 @@
 /// has no loops, no joint dispatch and no multiplications by the zeros and ones of the model).
 /// `articula codegen MODEL.urdf` writes them; docs/codegen.md says how to use them.
 #include <string>
+#include <vector>
 
 #include "articula/model/model.hpp"
 
@@ -15,6 +16,13 @@ struct GeneratedKernels {
   int lines = 0;       // statements emitted (rnea + crba + aba)
 };
 
+/// A frame held in the world, as FrameConstraint(name, frame, AxisMask::weld()) (6 rows:
+/// linear then angular) or AxisMask::point() (3 rows), for the constrained kernels.
+struct HeldFrame {
+  std::string frame;
+  bool weld = true;
+};
+
 struct CodegenOptions {
   std::string origin;  // where the model came from (e.g. the URDF path), for the heading comment
   /// Entries of the joint placements' rotations within `snap` of 0, 1 or −1 are taken as exactly
@@ -22,6 +30,10 @@ struct CodegenOptions {
   /// zeros and ones fold). Inertia entries below 1e-15 of their largest are zeroed (round-off of
   /// the fixed-link merge). 0 turns both off: the kernels then use the model's numbers unchanged.
   double snap = 1e-9;
+  /// With frames: also `constrained_dynamics` and `velocity_jump` for these frames held in the
+  /// world, in this order (docs/codegen.md). Throws std::invalid_argument for an unknown frame
+  /// or a frame on the world.
+  std::vector<HeldFrame> held_frames;
 };
 
 /// Generates the kernels of `model` in namespace articula::generated::<name> (`name` must be

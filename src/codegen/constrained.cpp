@@ -1,0 +1,258 @@
+// Constrained forward dynamics and the activation jump for frames held in the world, on
+// generator scalars (docs/codegen.md). The same equations as the runtime range-space solver
+// (docs/solvers.md) and velocity_jump's full form (docs/activation.md):
+//   M v̇ + h = τ + Jᵀ λ,  J v̇ + γ = 0;      [M Jᵀ; J 0] [Δv; Λ] = [0; −J v⁻].
+#include "codegen/constrained.hpp"
+
+#include <stdexcept>
+
+#include "codegen/recursions.hpp"
+
+namespace articula::codegen {
+namespace {
+
+using N = Emitter;
+
+/// The rows of the held frames: J (m × nv), and for the dynamics the stabilized drift
+/// γ = J̇ v + kd J v + kp e (FrameConstraint with its Baumgarte terms, docs/constraints.md).
+struct Rows {
+  SymMatrix J;
+  std::vector<Sym> gamma;
+};
+
+Rows frame_rows(Spatial& s, const Model& model, const std::vector<HeldFrame>& held, const std::vector<STransform>& X,
+                const std::vector<Sym>* v) {
+  Emitter& e = s.e;
+  const int nb = model.njoints, nv = model.nv;
+  std::vector<STransform> oM(nb);
+  std::vector<SMotion> vel(nb), acc(nb);
+  std::vector<SMotion> Jw(nv);  // world joint columns ⁰X_i S_i
+  for (Index i = 0; i < nb; ++i) {
+    const Index p = model.parents[i];
+    oM[i] = p == kWorld ? X[i] : s.compose(oM[p], X[i]);
+    for (int k = model.idx_v[i]; k < model.idx_v[i] + model.nv_joint[i]; ++k)
+      Jw[k] = s.act(oM[i], s.motion(subspace_column(model, k)));
+    if (v) {  // body velocities and bias accelerations (v̇ = 0, no gravity), body coordinates
+      const SMotion vJ = joint_motion(s, model, i, *v);
+      vel[i] = s.add(p == kWorld ? s.zero_motion() : s.act_inv(X[i], vel[p]), vJ);
+      acc[i] = s.add(p == kWorld ? s.zero_motion() : s.act_inv(X[i], acc[p]), s.cross(vel[i], vJ));
+    }
+  }
+  Rows rows;
+  for (std::size_t f = 0; f < held.size(); ++f) {
+    const Frame& frame = model.frames[model.frame_id(held[f].frame)];
+    const Index b = frame.parent;
+    const STransform P = s.num(frame.placement);
+    const STransform oMf = s.compose(oM[b], P);
+    std::vector<bool> support(nv, false);
+    for (Index j = b; j != kWorld; j = model.parents[j])
+      for (int c = model.idx_v[j]; c < model.idx_v[j] + model.nv_joint[j]; ++c) support[c] = true;
+    const int dim = held[f].weld ? 6 : 3;
+    // Local-world-aligned Jacobian: column c = [v_c + ω_c × p_f; ω_c] (frame_jacobian()).
+    SymMatrix J(dim, std::vector<Sym>(nv, N::number(0.0)));
+    for (int c = 0; c < nv; ++c) {
+      if (!support[c]) continue;
+      const V3 lin = s.add(Jw[c].v, s.cross(Jw[c].w, oMf.p));
+      for (int k = 0; k < 3; ++k) {
+        J[k][c] = lin[k];
+        if (dim == 6) J[3 + k][c] = Jw[c].w[k];
+      }
+    }
+    if (v) {
+      // Drift: the frame origin's classical acceleration R_f (a_f + ω_f × v_f) and R_f ω̇_f
+      // from the frame's local velocity and bias acceleration (frame_acceleration()).
+      const SMotion vf = s.act_inv(P, vel[b]), af = s.act_inv(P, acc[b]);
+      const V3 drift_lin = s.mul(oMf.R, s.add(af.v, s.cross(vf.w, vf.v)));
+      const V3 drift_ang = s.mul(oMf.R, af.w);
+      // Error e = [p_f − p_ref; log₃(R_f R_refᵀ)], reference pose from ref[12 f …].
+      const int r0 = 12 * static_cast<int>(f);
+      V3 err_lin;
+      for (int k = 0; k < 3; ++k) err_lin[k] = e.sub(oMf.p[k], e.input(at("ref", r0 + k)));
+      V3 err_ang;
+      if (dim == 6) {
+        M3 Rref;
+        for (int r = 0; r < 3; ++r)
+          for (int c = 0; c < 3; ++c) Rref[r][c] = e.input(at("ref", r0 + 3 + r + 3 * c));  // column-major
+        M3 Rerr;
+        for (int r = 0; r < 3; ++r)
+          for (int c = 0; c < 3; ++c) Rerr[r][c] = s.dot(oMf.R[r], Rref[c]);  // R_f R_refᵀ
+        const std::string m = e.fresh_name("Rerr"), l = e.fresh_name("log");
+        std::string init = "::articula::Matrix3 " + m + ";\n  " + m + " << ";
+        for (int r = 0; r < 3; ++r)
+          for (int c = 0; c < 3; ++c) init += e.ref(Rerr[r][c]) + (r == 2 && c == 2 ? ";" : ", ");
+        e.raw(init);
+        e.raw("const ::articula::Vector3 " + l + " = ::articula::log3(" + m + ");");
+        for (int k = 0; k < 3; ++k) err_ang[k] = e.input(l + "[" + std::to_string(k) + "]");
+      }
+      const Sym kp = e.input(at("kp", static_cast<int>(f))), kd = e.input(at("kd", static_cast<int>(f)));
+      for (int r = 0; r < dim; ++r) {
+        Sym Jv = N::number(0.0);
+        for (int c = 0; c < nv; ++c) Jv = e.add(Jv, e.mul(J[r][c], (*v)[c]));
+        const Sym drift = r < 3 ? drift_lin[r] : drift_ang[r - 3];
+        const Sym err = r < 3 ? err_lin[r] : err_ang[r - 3];
+        rows.gamma.push_back(e.add(e.add(drift, e.mul(kd, Jv)), e.mul(kp, err)));
+      }
+    }
+    for (auto& row : J) rows.J.push_back(std::move(row));
+  }
+  return rows;
+}
+
+/// M = Lᵀ D L in place on the tree's pattern (RBDA §6.5, Table 6.3): afterwards H[k][i] = L_ki
+/// for the ancestors i of k and H[k][k] = D_k. No fill-in outside the pattern.
+void factor_ltdl(Emitter& e, const Model& model, SymMatrix& H) {
+  const auto& parent = model.dof_parent;
+  for (int k = model.nv - 1; k >= 0; --k)
+    for (int i = parent[k]; i >= 0; i = parent[i]) {
+      const Sym a = e.div(H[k][i], H[k][k]);
+      for (int j = i; j >= 0; j = parent[j]) H[i][j] = e.sub(H[i][j], e.mul(a, H[k][j]));
+      H[k][i] = a;
+    }
+}
+
+/// y ← L⁻ᵀ y (Lᵀ unit upper triangular on the pattern).
+void solve_lt(Emitter& e, const Model& model, const SymMatrix& H, std::vector<Sym>& y) {
+  for (int k = model.nv - 1; k >= 0; --k)
+    for (int i = model.dof_parent[k]; i >= 0; i = model.dof_parent[i]) y[i] = e.sub(y[i], e.mul(H[k][i], y[k]));
+}
+
+/// y ← L⁻¹ y.
+void solve_l(Emitter& e, const Model& model, const SymMatrix& H, std::vector<Sym>& y) {
+  for (int k = 0; k < model.nv; ++k)
+    for (int i = model.dof_parent[k]; i >= 0; i = model.dof_parent[i]) y[k] = e.sub(y[k], e.mul(H[k][i], y[i]));
+}
+
+/// The range-space solve shared by both kernels (docs/solvers.md, "range space"): with
+/// Z = L⁻ᵀ Jᵀ and w = L⁻ᵀ b, S = Zᵀ D⁻¹ Z = J M⁻¹ Jᵀ and S x = rhs − Zᵀ D⁻¹ w by an unpivoted
+/// LDLᵀ of S (Golub & Van Loan §4.1) whose pivots are tested (a pivot below 1e-10 of its
+/// diagonal entry: dependent rows, the kernel returns false); returns x and
+/// y = L⁻¹ D⁻¹ (w + sign Z x) = M⁻¹ (b + sign Jᵀ x).
+void range_space(Emitter& e, const Model& model, const SymMatrix& M, const SymMatrix& J, std::vector<Sym> b,
+                 std::vector<Sym> rhs, double sign, std::vector<Sym>& x, std::vector<Sym>& y) {
+  const int nv = model.nv, m = static_cast<int>(J.size());
+  SymMatrix H = M;
+  factor_ltdl(e, model, H);
+  std::vector<Sym> dinv(nv);
+  for (int k = 0; k < nv; ++k) dinv[k] = e.div(N::number(1.0), H[k][k]);
+  SymMatrix Z = J;
+  for (auto& z : Z) solve_lt(e, model, H, z);
+  solve_lt(e, model, H, b);
+  SymMatrix S(m, std::vector<Sym>(m));
+  for (int r = 0; r < m; ++r) {
+    std::vector<Sym> zd(nv);
+    for (int k = 0; k < nv; ++k) zd[k] = e.mul(Z[r][k], dinv[k]);
+    for (int c = r; c < m; ++c) {
+      Sym acc = N::number(0.0);
+      for (int k = 0; k < nv; ++k) acc = e.add(acc, e.mul(zd[k], Z[c][k]));
+      S[r][c] = S[c][r] = acc;
+    }
+    Sym zw = N::number(0.0);
+    for (int k = 0; k < nv; ++k) zw = e.add(zw, e.mul(zd[k], b[k]));
+    rhs[r] = e.sub(rhs[r], e.mul(N::number(sign), zw));
+  }
+  // S = L_S diag(d) L_Sᵀ, unit lower L_S.
+  SymMatrix L(m, std::vector<Sym>(m, N::number(0.0)));
+  std::vector<Sym> d(m), di(m);
+  for (int j = 0; j < m; ++j) {
+    Sym dj = S[j][j];
+    for (int k = 0; k < j; ++k) dj = e.sub(dj, e.mul(e.mul(L[j][k], L[j][k]), d[k]));
+    d[j] = dj;
+    e.raw("if (!(" + e.ref(dj) + " > 1e-10 * " + e.ref(S[j][j]) + ")) return false;  // dependent rows");
+    di[j] = e.div(N::number(1.0), dj);
+    for (int i = j + 1; i < m; ++i) {
+      Sym a = S[i][j];
+      for (int k = 0; k < j; ++k) a = e.sub(a, e.mul(e.mul(L[i][k], L[j][k]), d[k]));
+      L[i][j] = e.mul(a, di[j]);
+    }
+  }
+  x = rhs;
+  for (int i = 0; i < m; ++i)
+    for (int k = 0; k < i; ++k) x[i] = e.sub(x[i], e.mul(L[i][k], x[k]));
+  for (int i = 0; i < m; ++i) x[i] = e.mul(x[i], di[i]);
+  for (int i = m - 1; i >= 0; --i)
+    for (int k = i + 1; k < m; ++k) x[i] = e.sub(x[i], e.mul(L[k][i], x[k]));
+  y = b;
+  for (int r = 0; r < m; ++r)
+    for (int k = 0; k < nv; ++k) y[k] = e.add(y[k], e.mul(e.mul(N::number(sign), Z[r][k]), x[r]));
+  for (int k = 0; k < nv; ++k) y[k] = e.mul(y[k], dinv[k]);
+  solve_l(e, model, H, y);
+}
+
+}  // namespace
+
+ConstrainedText constrained_kernels(Spatial& s, const Model& model, const std::vector<HeldFrame>& held) {
+  ConstrainedText out;
+  if (held.empty()) return out;
+  int m = 0;
+  std::string list;
+  for (const HeldFrame& h : held) {
+    if (!model.has_frame(h.frame)) model.frame_id(h.frame);  // throws, naming the frame and listing the valid ones
+    if (model.frames[model.frame_id(h.frame)].parent == kWorld)
+      throw std::invalid_argument("codegen: frame '" + h.frame + "' is on the world: holding it constrains nothing");
+    m += h.weld ? 6 : 3;
+    list += std::string(list.empty() ? "" : ", ") + (h.weld ? "weld " : "point ") + h.frame;
+  }
+  Emitter& e = s.e;
+  const int nv = model.nv;
+  // Constrained forward dynamics.
+  {
+    const auto X = placements(s, model);
+    const auto v = inputs(e, "v", nv), tau = inputs(e, "tau", nv);
+    const Rows rows = frame_rows(s, model, held, X, &v);
+    const SymMatrix M = crba(s, model, X);
+    const auto h = rnea(s, model, X, v, std::vector<Sym>(nv, N::number(0.0)));
+    std::vector<Sym> b(nv), rhs(m), lambda, qdd;
+    for (int k = 0; k < nv; ++k) b[k] = e.sub(tau[k], h[k]);
+    for (int r = 0; r < m; ++r) rhs[r] = e.neg(rows.gamma[r]);
+    range_space(e, model, M, rows.J, b, rhs, 1.0, lambda, qdd);
+    for (int k = 0; k < nv; ++k) e.assign(at("qdd", k), qdd[k]);
+    for (int r = 0; r < m; ++r) e.assign(at("lambda", r), lambda[r]);
+    e.raw("return true;");
+  }
+  const std::string cfd = e.take();
+  // Velocity jump: S Λ = J v⁻, v⁺ = v⁻ − M⁻¹ Jᵀ Λ.
+  {
+    const auto X = placements(s, model);
+    const auto v = inputs(e, "v_minus", nv);
+    const Rows rows = frame_rows(s, model, held, X, nullptr);
+    const SymMatrix M = crba(s, model, X);
+    std::vector<Sym> rhs(m), Lambda, dv;
+    for (int r = 0; r < m; ++r) {
+      Sym acc = N::number(0.0);
+      for (int c = 0; c < nv; ++c) acc = e.add(acc, e.mul(rows.J[r][c], v[c]));
+      rhs[r] = acc;
+    }
+    range_space(e, model, M, rows.J, std::vector<Sym>(nv, N::number(0.0)), rhs, -1.0, Lambda, dv);
+    for (int k = 0; k < nv; ++k) e.assign(at("v_plus", k), e.add(v[k], dv[k]));
+    for (int r = 0; r < m; ++r) e.assign(at("Lambda", r), Lambda[r]);
+    e.raw("return true;");
+  }
+  const std::string jump = e.take();
+  out.declarations =
+      "\n/// Frames held in the world (rows in this order): " + list +
+      ".\ninline constexpr int held_frames = " + std::to_string(held.size()) +
+      ";\ninline constexpr int m = " + std::to_string(m) +
+      ";\n"
+      "/// Constrained forward dynamics, as articula::constrained_forward_dynamics with one FrameConstraint\n"
+      "/// per held frame: M qdd + h = tau + J^T lambda, J qdd + gamma = 0, gamma = Jdot v + kd J v + kp e.\n"
+      "/// ref: 12 numbers per held frame, the reference pose (position, then rotation column-major; a\n"
+      "/// point uses the position); kp, kd: the Baumgarte gains per held frame (0 = off). Returns false,\n"
+      "/// with qdd and lambda unspecified, when J M^-1 J^T is singular (dependent rows).\n"
+      "bool constrained_dynamics(const double* q, const double* v, const double* tau, const double* ref,\n"
+      "                          const double* kp, const double* kd, double* qdd, double* lambda);\n"
+      "/// The plastic velocity jump when the held frames switch on, as articula::velocity_jump (full form):\n"
+      "/// [M J^T; J 0] [v_plus - v_minus; Lambda] = [0; -J v_minus]. Returns false as above.\n"
+      "bool velocity_jump(const double* q, const double* v_minus, double* v_plus, double* Lambda);\n";
+  out.definitions = "\n// Constrained forward dynamics, range space (docs/solvers.md), frames held: " + list +
+                    ".\nbool constrained_dynamics(const double* q, const double* v, const double* tau, const double* "
+                    "ref,\n                          const double* kp, const double* kd, double* qdd, double* lambda) "
+                    "{\n  (void)q, (void)v, (void)tau, (void)ref, (void)kp, (void)kd;\n" +
+                    cfd +
+                    "}\n\n// Velocity jump at activation, full form in range space (docs/activation.md).\nbool "
+                    "velocity_jump(const double* q, const double* v_minus, double* v_plus, double* Lambda) {\n  "
+                    "(void)q, (void)v_minus;\n" +
+                    jump + "}\n";
+  return out;
+}
+
+}  // namespace articula::codegen

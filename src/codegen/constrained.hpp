@@ -1,0 +1,19 @@
+#pragma once
+/// The constrained kernels of `articula codegen --hold`: constrained forward dynamics and the
+/// velocity jump at activation for frames held in the world (docs/codegen.md).
+#include <string>
+#include <vector>
+
+#include "articula/codegen/kernels.hpp"
+#include "codegen/sym_spatial.hpp"
+
+namespace articula::codegen {
+
+struct ConstrainedText {
+  std::string declarations;  // for NAME.hpp (empty without held frames)
+  std::string definitions;   // for NAME.cpp
+};
+
+ConstrainedText constrained_kernels(Spatial& s, const Model& model, const std::vector<HeldFrame>& held);
+
+}  // namespace articula::codegen
