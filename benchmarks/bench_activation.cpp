@@ -23,6 +23,9 @@
 
 #include "articula/articula.hpp"
 #include "bench_collector.hpp"
+#include "held_panda.hpp"
+#include "held_solo12.hpp"
+#include "held_talos.hpp"
 
 namespace {
 
@@ -51,6 +54,9 @@ struct CaseSpec {
   std::vector<Item> persistent;  // J₁ (enabled before the event; v⁻ satisfies them)
   std::vector<Item> added;       // J₂ (activated)
   const char* pinocchio;         // impulseDynamics, clang 14 (shared/PEERS.md, quoted) or "—"
+  // The generated velocity_jump holding J₁ ∪ J₂ (`articula codegen --hold`, the rows in the same
+  // order), or null: the full jump over all rows, which is the same v⁺ when v⁻ satisfies J₁.
+  bool (*generated)(const double*, const double*, double*, double*) = nullptr;
 };
 
 const std::vector<CaseSpec>& case_specs() {
@@ -61,29 +67,40 @@ const std::vector<CaseSpec>& case_specs() {
        BaseType::Floating,
        {{"left_sole_link", Kind::Weld}},
        {{"right_sole_link", Kind::Weld}},
-       "9.8"},
+       "9.8",
+       &articula::generated::held_talos::velocity_jump},
       {"talos_0+12",
        "talos 2 welds, both new",
        "talos_reduced.urdf",
        BaseType::Floating,
        {},
        {{"left_sole_link", Kind::Weld}, {"right_sole_link", Kind::Weld}},
-       "9.8"},
+       "9.8",
+       &articula::generated::held_talos::velocity_jump},
       {"solo12_9+3",
        "solo12 4 points, HR new",
        "solo12.urdf",
        BaseType::Floating,
        {{"FL_FOOT", Kind::Point}, {"FR_FOOT", Kind::Point}, {"HL_FOOT", Kind::Point}},
        {{"HR_FOOT", Kind::Point}},
-       "4.3"},
+       "4.3",
+       &articula::generated::held_solo12::velocity_jump},
       {"solo12_0+12",
        "solo12 4 points, all new",
        "solo12.urdf",
        BaseType::Floating,
        {},
        {{"FL_FOOT", Kind::Point}, {"FR_FOOT", Kind::Point}, {"HL_FOOT", Kind::Point}, {"HR_FOOT", Kind::Point}},
-       "4.3"},
-      {"panda_0+6", "panda hand weld", "panda.urdf", BaseType::Fixed, {}, {{"panda_hand", Kind::Weld}}, "1.7"},
+       "4.3",
+       &articula::generated::held_solo12::velocity_jump},
+      {"panda_0+6",
+       "panda hand weld",
+       "panda.urdf",
+       BaseType::Fixed,
+       {},
+       {{"panda_hand", Kind::Weld}},
+       "1.7",
+       &articula::generated::held_panda::velocity_jump},
       {"rx130_1+1",
        "rx130 lock j1, then j2",
        "rx130_standin.urdf",
@@ -288,6 +305,22 @@ void sanity_check(const std::vector<std::unique_ptr<Case>>& cases) {
     }
   }
   std::printf("\nidempotent: max |v⁺⁺ − v⁺| of a second full jump from v⁺ with all rows persistent.\n");
+  std::printf(
+      "\nGenerated velocity_jump (`articula codegen --hold`, all rows held) against the full form:\n\n"
+      "| case | states solved | max |v⁺ − v⁺_full| |\n|---|---:|---:|\n");
+  for (const auto& cp : cases) {
+    Case& c = *cp;
+    if (!c.spec->generated) continue;
+    VectorX v_plus(c.model.nv), Lambda(c.m1 + c.m2);
+    double dv = 0.0;
+    int ok = 0;
+    for (std::size_t i = 0; i < kStates; ++i) {
+      if (!c.spec->generated(c.q[i].data(), c.v[i].data(), v_plus.data(), Lambda.data())) continue;
+      ++ok;
+      dv = std::max(dv, (v_plus - jump_without(c, i, JumpForm::Full).v_plus).cwiseAbs().maxCoeff());
+    }
+    std::printf("| %s | %d / %zu | %.1e |\n", c.spec->key, ok, kStates, dv);
+  }
 }
 
 // ---------------------------------------------------------------- timing
@@ -319,6 +352,13 @@ void register_benchmarks(std::vector<std::unique_ptr<Case>>& cases) {
       add(bench_name(*c, std::string("jump:") + fr.tag), [c, form](std::size_t i) {
         const articula::JumpResult r = jump_without(*c, i, form);
         benchmark::DoNotOptimize(r.v_plus.data());
+      });
+    }
+    if (c->spec->generated) {
+      auto out = std::make_shared<std::vector<double>>(static_cast<std::size_t>(c->model.nv + c->m1 + c->m2));
+      add(bench_name(*c, "codegen"), [c, out](std::size_t i) {
+        benchmark::DoNotOptimize(
+            c->spec->generated(c->q[i].data(), c->v[i].data(), out->data(), out->data() + c->model.nv));
       });
     }
     add(bench_name(*c, "piece:rows+crba"), [c](std::size_t i) {
@@ -362,8 +402,8 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
       "(full, range, projector, minimal, locks; not naive) with rows + crba.\n\n");
   std::printf(
       "| case | nv | (m1, m2) | full | range | projector | minimal | locks | naive | Auto → | rows+crba | "
-      "constrained FD (auto) | Pinocchio impulseDynamics | Pinocchio / articula |\n");
-  std::printf("|---|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|\n");
+      "constrained FD (auto) | codegen | Pinocchio impulseDynamics | Pinocchio / articula | Pinocchio / codegen |\n");
+  std::printf("|---|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n");
   for (const auto& cp : cases) {
     Case& c = *cp;
     double best = std::nan("");
@@ -381,12 +421,15 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
       cells += cell;
     }
     const double pin = std::strcmp(c.spec->pinocchio, "—") == 0 ? std::nan("") : std::atof(c.spec->pinocchio);
-    char ratio[32] = "—";
+    char ratio[32] = "—", gratio[32] = "—";
     if (!std::isnan(pin) && !std::isnan(best)) std::snprintf(ratio, sizeof ratio, "%.2f", pin / best);
-    std::printf("| %s | %d | (%d, %d) |%s %s | %s | %s | %s | %s |\n", c.spec->key, c.model.nv, c.m1, c.m2,
+    const double gen = c.spec->generated ? col.micros(bench_name(c, "codegen")) : std::nan("");
+    if (!std::isnan(pin) && !std::isnan(gen)) std::snprintf(gratio, sizeof gratio, "%.2f", pin / gen);
+    std::printf("| %s | %d | (%d, %d) |%s %s | %s | %s | %s | %s | %s | %s |\n", c.spec->key, c.model.nv, c.m1, c.m2,
                 cells.c_str(), articula::to_string(auto_pick(c)).c_str(),
                 fmt_us(col.micros(bench_name(c, "piece:rows+crba"))).c_str(),
-                fmt_us(col.micros(bench_name(c, "cfd:auto"))).c_str(), c.spec->pinocchio, ratio);
+                fmt_us(col.micros(bench_name(c, "cfd:auto"))).c_str(), fmt_us(gen).c_str(), c.spec->pinocchio, ratio,
+                gratio);
   }
   std::printf("\nWhat one timed call includes (every call sets its state, cycling through the %zu states):\n", kStates);
   std::printf(
@@ -396,6 +439,9 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
       "velocity_jump(model, data, J().topRows(m1), J().bottomRows(m2), v⁻, "
       "JumpOptions{form, 0, {}, false}, locked)\n");
   std::printf("- jump: velocity_jump alone, on M and rows precomputed for that state (one Data per state)\n");
+  std::printf(
+      "- codegen: the generated velocity_jump of the model with all the case's frames held (`articula codegen "
+      "--hold`, docs/codegen.md): from (q, v⁻), placements, J, M, its LᵀDL, the Schur complement, v⁺ and Λ\n");
   std::printf(
       "- range: JumpForm::Range, the full system in range-space form (tree-sparse LᵀDL of M, "
       "S = J M⁻¹ Jᵀ, LDLᵀ of S); M is refactorized in every call, also \"alone\"\n");

@@ -24,6 +24,11 @@
 
 #include "articula/articula.hpp"
 #include "bench_collector.hpp"
+#include "held_panda.hpp"
+#include "held_pendulum3r.hpp"
+#include "held_solo12.hpp"
+#include "held_talos.hpp"
+#include "held_ur5.hpp"
 #include "peer.hpp"
 #ifdef ARTICULA_HAVE_MUJOCO
 #include "peer_mujoco_constrained.hpp"
@@ -45,12 +50,17 @@ struct HeldFrame {
   bool weld;  // weld (6 rows) or point (3 rows)
 };
 
+// The case's generated kernel (`articula codegen --hold`, the same frames; CMakeLists.txt).
+using GeneratedDynamics = bool (*)(const double*, const double*, const double*, const double*, const double*,
+                                   const double*, double*, double*);
+
 struct CaseSpec {
   const char* key;
   const char* file;
   BaseType base;
   std::vector<HeldFrame> frames;
   const char* pinocchio;  // Pinocchio constraintDynamics, clang 14 (shared/PEERS.md, quoted)
+  GeneratedDynamics generated;
 };
 
 const std::vector<CaseSpec>& case_specs() {
@@ -59,15 +69,32 @@ const std::vector<CaseSpec>& case_specs() {
        "talos_reduced.urdf",
        BaseType::Floating,
        {{"left_sole_link", true}, {"right_sole_link", true}},
-       "12.5"},
+       "12.5",
+       &articula::generated::held_talos::constrained_dynamics},
       {"solo12",
        "solo12.urdf",
        BaseType::Floating,
        {{"FL_FOOT", false}, {"FR_FOOT", false}, {"HL_FOOT", false}, {"HR_FOOT", false}},
-       "5.34"},
-      {"panda", "panda.urdf", BaseType::Fixed, {{"panda_hand", true}}, "2.47"},
-      {"ur5", "ur5.urdf", BaseType::Fixed, {{"tool0", false}}, "1.91"},
-      {"pendulum3r", "pendulum3r.urdf", BaseType::Fixed, {{"tip", false}}, "—"},
+       "5.34",
+       &articula::generated::held_solo12::constrained_dynamics},
+      {"panda",
+       "panda.urdf",
+       BaseType::Fixed,
+       {{"panda_hand", true}},
+       "2.47",
+       &articula::generated::held_panda::constrained_dynamics},
+      {"ur5",
+       "ur5.urdf",
+       BaseType::Fixed,
+       {{"tool0", false}},
+       "1.91",
+       &articula::generated::held_ur5::constrained_dynamics},
+      {"pendulum3r",
+       "pendulum3r.urdf",
+       BaseType::Fixed,
+       {{"tip", false}},
+       "—",
+       &articula::generated::held_pendulum3r::constrained_dynamics},
   };
   return specs;
 }
@@ -91,6 +118,10 @@ struct Case {
   std::unique_ptr<articula::ConstrainedWorkspace> ws;
   std::vector<VectorX> q, v, tau;
   VectorX zero;  // (nv) v̇ = 0 for the bias-force piece
+  // The generated kernel's inputs: the constraints' reference poses and Baumgarte gains (filled
+  // by the sanity check, after the first solve has captured the references), and its outputs.
+  std::vector<double> ref, kp, kd;
+  VectorX gen_qdd, gen_lambda;
   std::string peer_engine = "MuJoCo 2.2.2";
 #ifdef ARTICULA_HAVE_MUJOCO
   std::unique_ptr<ab::ConstrainedPeer> peer;
@@ -193,6 +224,28 @@ articula::SolveReport solve(Case& c, std::size_t i, ConstrainedMethod method) {
   return articula::constrained_forward_dynamics(c.model, *c.data, *c.ws, *c.set, c.q[i], c.v[i], c.tau[i], {}, method);
 }
 
+// The generated kernel's inputs from the runtime constraints (references captured by a solve).
+void generated_inputs(Case& c) {
+  c.ref.clear();
+  c.kp.clear();
+  c.kd.clear();
+  for (const auto& f : c.spec->frames) {
+    const auto& fc = dynamic_cast<const articula::FrameConstraint&>(c.set->get(f.frame));
+    const articula::Transform& X = fc.reference();
+    for (int k = 0; k < 3; ++k) c.ref.push_back(X.p[k]);
+    for (int k = 0; k < 9; ++k) c.ref.push_back(X.R.data()[k]);
+    c.kp.push_back(fc.kp());
+    c.kd.push_back(fc.kd());
+  }
+  c.gen_qdd.resize(c.model.nv);
+  c.gen_lambda.resize(c.set->dim());
+}
+
+bool solve_generated(Case& c, std::size_t i) {
+  return c.spec->generated(c.q[i].data(), c.v[i].data(), c.tau[i].data(), c.ref.data(), c.kp.data(), c.kd.data(),
+                           c.gen_qdd.data(), c.gen_lambda.data());
+}
+
 // ---------------------------------------------------------------- sanity check
 
 void sanity_check(std::vector<std::unique_ptr<Case>>& cases) {
@@ -234,6 +287,26 @@ void sanity_check(std::vector<std::unique_ptr<Case>>& cases) {
       std::printf("| %s | %d | %d | %s | %.2e | %.1e | %s | %s |\n", c.spec->key, c.set->dim(), rank_min, meth.c_str(),
                   res, gmax > 0 ? res / gmax : res, st.c_str(), dvs);
     }
+  }
+  std::printf(
+      "\nGenerated kernels (`articula codegen --hold`, same frames, references and gains) against the range-space "
+      "solve:\n\n| case | states solved | max rel |Δv̇| | max rel |Δλ| |\n|---|---:|---:|---:|\n");
+  for (auto& cp : cases) {
+    Case& c = *cp;
+    solve(c, 0, ConstrainedMethod::RangeSpace);  // captures the references
+    generated_inputs(c);
+    double dq = 0.0, dl = 0.0;
+    int ok = 0;
+    for (std::size_t i = 0; i < kStates; ++i) {
+      solve(c, i, ConstrainedMethod::RangeSpace);
+      if (!solve_generated(c, i)) continue;
+      ++ok;
+      dq = std::max(dq,
+                    (c.gen_qdd - c.data->ddq).cwiseAbs().maxCoeff() / std::max(1.0, c.data->ddq.cwiseAbs().maxCoeff()));
+      dl = std::max(dl, (c.gen_lambda - c.set->lambda()).cwiseAbs().maxCoeff() /
+                            std::max(1.0, c.set->lambda().cwiseAbs().maxCoeff()));
+    }
+    std::printf("| %s | %d / %zu | %.1e | %.1e |\n", c.spec->key, ok, kStates, dq, dl);
   }
   std::printf(
       "\nMuJoCo (soft equalities): rows instantiated, solver iterations, max |efc_pos| (targets set "
@@ -284,6 +357,11 @@ void register_benchmarks(std::vector<std::unique_ptr<Case>>& cases) {
         benchmark::DoNotOptimize(c->data->ddq.data());
       });
     }
+    if (c->ref.empty()) {  // --no_check: capture the references here
+      solve(*c, 0, ConstrainedMethod::RangeSpace);
+      generated_inputs(*c);
+    }
+    add(bench_name(*c, "articula:codegen"), [c](std::size_t i) { benchmark::DoNotOptimize(solve_generated(*c, i)); });
     add(bench_name(*c, "articula:aba"), [c](std::size_t i) {
       benchmark::DoNotOptimize(articula::aba(c->model, *c->data, c->q[i], c->v[i], c->tau[i]).data());
     });
@@ -318,9 +396,9 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
   std::printf("articula built with %s%s\n\n", bench_compiler().c_str(),
               ARTICULA_BENCH_NATIVE ? ", -march=native (ARTICULA_NATIVE=ON)" : "");
   std::printf(
-      "| case | nv | rows | kkt | range | null | auto | ABA (no rows) | MuJoCo 2.2.2 soft | "
-      "MuJoCo / articula best | Pinocchio clang 14 (quoted) | Pinocchio / articula best |\n");
-  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+      "| case | nv | rows | kkt | range | null | auto | codegen | ABA (no rows) | MuJoCo 2.2.2 soft | "
+      "MuJoCo / articula best | Pinocchio clang 14 (quoted) | Pinocchio / articula best | Pinocchio / codegen |\n");
+  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const auto& cp : cases) {
     const Case& c = *cp;
     double best = std::nan("");
@@ -330,14 +408,18 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
       if (!std::isnan(t) && (std::isnan(best) || t < best)) best = t;
       cells += " " + fmt_us(t) + " |";
     }
+    const double gen = col.micros(bench_name(c, "articula:codegen"));
     const double aba = col.micros(bench_name(c, "articula:aba"));
     const double mj = col.micros(bench_name(c, "mujoco:mj_forward"));
-    char r_mj[32] = "—", r_pin[32] = "—";
+    if (!std::isnan(gen) && (std::isnan(best) || gen < best)) best = gen;
+    char r_mj[32] = "—", r_pin[32] = "—", r_gen[32] = "—";
     if (!std::isnan(mj) && !std::isnan(best)) std::snprintf(r_mj, sizeof r_mj, "%.2f", mj / best);
     const double pin = std::strcmp(c.spec->pinocchio, "—") == 0 ? std::nan("") : std::atof(c.spec->pinocchio);
     if (!std::isnan(pin) && !std::isnan(best)) std::snprintf(r_pin, sizeof r_pin, "%.2f", pin / best);
-    std::printf("| %s | %d | %d |%s %s | %s | %s | %s | %s |\n", c.spec->key, c.model.nv, c.set->dim(), cells.c_str(),
-                fmt_us(aba).c_str(), fmt_us(mj).c_str(), r_mj, c.spec->pinocchio, r_pin);
+    if (!std::isnan(pin) && !std::isnan(gen)) std::snprintf(r_gen, sizeof r_gen, "%.2f", pin / gen);
+    std::printf("| %s | %d | %d |%s %s | %s | %s | %s | %s | %s | %s |\n", c.spec->key, c.model.nv, c.set->dim(),
+                cells.c_str(), fmt_us(gen).c_str(), fmt_us(aba).c_str(), fmt_us(mj).c_str(), r_mj, c.spec->pinocchio,
+                r_pin, r_gen);
   }
   std::printf(
       "\nPieces of the articula call (µs): rows = ConstraintSet::compute_rows (kinematics at v̇ = 0, "
@@ -362,6 +444,10 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
       "method) = ConstraintSet::compute_rows (forward kinematics at v̇ = 0, joint Jacobians, frame "
       "rows J, γ + Baumgarte terms) + crba + rnea(q, v, 0) + the method's factorization and solves + "
       "the residual in the report\n");
+  std::printf(
+      "- articula codegen: the case's generated constrained_dynamics (`articula codegen --hold`, "
+      "docs/codegen.md): the same rows, Baumgarte terms and range-space solve as straight-line code; "
+      "placements from q, M, h, J, γ, the LᵀDL of M, the Schur complement and its pivot-tested LDLᵀ\n");
   std::printf("- articula aba: aba(model, data, q, v, tau), no constraint (scale)\n");
 #ifdef ARTICULA_HAVE_MUJOCO
   for (const auto& cp : cases)
@@ -371,7 +457,7 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
     }
 #endif
   std::printf("- Pinocchio: constraintDynamics (exact, clang 14), quoted from shared/PEERS.md, not measured here.\n");
-  std::printf("ratio > 1: articula's fastest method is faster than that peer.\n");
+  std::printf("ratio > 1: articula's fastest method (codegen included) is faster than that peer.\n");
 }
 
 void print_setup(const std::vector<std::unique_ptr<Case>>& cases) {

@@ -52,10 +52,10 @@ struct Generated {
   void (*crba)(const double*, double*);
   void (*aba)(const double*, const double*, const double*, double*);
 };
-#define ARTICULA_GENERATED(ns)                                                                            \
-  Generated {                                                                                             \
+#define ARTICULA_GENERATED(ns)                                                                             \
+  Generated {                                                                                              \
     articula::generated::ns::model_digest, &articula::generated::ns::rnea, &articula::generated::ns::crba, \
-        &articula::generated::ns::aba                                                                     \
+        &articula::generated::ns::aba                                                                      \
   }
 
 struct ModelSpec {
@@ -240,8 +240,8 @@ void sanity_check(const std::vector<std::unique_ptr<Case>>& cases) {
       g.crba(c->q[i].data(), buf.data());
       dM.add(articula::crba(m, *c->data, c->q[i]).data(), buf.data(), nv * nv);
     }
-    std::printf("| %s | %s | %.1e | %.1e | %.1e |\n", c->spec.key,
-                articula::model_digest(m) == g.digest ? "yes" : "NO", dqdd.rel(), dtau.rel(), dM.rel());
+    std::printf("| %s | %s | %.1e | %.1e | %.1e |\n", c->spec.key, articula::model_digest(m) == g.digest ? "yes" : "NO",
+                dqdd.rel(), dtau.rel(), dM.rel());
   }
   std::printf("\n## Sanity check: articula against each peer on the same %zu states\n\n", kStates);
   std::printf("max |articula − peer| over all states and entries (relative: divided by max |articula|)\n\n");
@@ -406,8 +406,8 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
       const std::string pin = pinocchio_quote(c->spec.key, q);
       const double pin_us = pin == "—" ? std::nan("") : std::strtod(pin.c_str(), nullptr);
       std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", c->spec.key, kQuantityName[qi],
-                  fmt_us(art).c_str(), fmt_us(gen).c_str(), cells[0].c_str(), cells[1].c_str(), ratio(best, art).c_str(),
-                  ratio(best, gen).c_str(), pin.c_str(), ratio(pin_us, gen).c_str());
+                  fmt_us(art).c_str(), fmt_us(gen).c_str(), cells[0].c_str(), cells[1].c_str(),
+                  ratio(best, art).c_str(), ratio(best, gen).c_str(), pin.c_str(), ratio(pin_us, gen).c_str());
     }
   }
 

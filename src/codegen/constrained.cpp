@@ -128,15 +128,32 @@ void solve_l(Emitter& e, const Model& model, const SymMatrix& H, std::vector<Sym
 /// diagonal entry: dependent rows, the kernel returns false); returns x and
 /// y = L⁻¹ D⁻¹ (w + sign Z x) = M⁻¹ (b + sign Jᵀ x).
 void range_space(Emitter& e, const Model& model, const SymMatrix& M, const SymMatrix& J, std::vector<Sym> b,
-                 std::vector<Sym> rhs, double sign, std::vector<Sym>& x, std::vector<Sym>& y) {
-  const int nv = model.nv, m = static_cast<int>(J.size());
+                 std::vector<Sym> rhs, double sign, std::vector<Sym>& x_out, std::vector<Sym>& y) {
+  const int nv = model.nv;
   SymMatrix H = M;
   factor_ltdl(e, model, H);
   std::vector<Sym> dinv(nv);
   for (int k = 0; k < nv; ++k) dinv[k] = e.div(N::number(1.0), H[k][k]);
-  SymMatrix Z = J;
+  // A row that is zero for every q (e.g. the out-of-plane row of a point on a planar arm) is
+  // dependent: its multiplier is 0 (the minimum-norm one, as the runtime solvers give) and
+  // its equation 0 = rhs must hold (else the kernel returns false: inconsistent rows).
+  std::vector<int> live;
+  for (int r = 0; r < static_cast<int>(J.size()); ++r) {
+    bool zero = true;
+    for (const Sym& x : J[r]) zero = zero && x.is(0.0);
+    if (!zero) {
+      live.push_back(r);
+    } else if (!rhs[r].is(0.0)) {
+      e.raw("if (!(std::abs(" + e.ref(rhs[r]) + ") <= 1e-9)) return false;  // inconsistent row " + std::to_string(r));
+    }
+  }
+  const int m = static_cast<int>(live.size());
+  SymMatrix Z;
+  for (int r : live) Z.push_back(J[r]);
   for (auto& z : Z) solve_lt(e, model, H, z);
   solve_lt(e, model, H, b);
+  for (int i = 0; i < m; ++i) rhs[i] = rhs[live[i]];
+  rhs.resize(m);
   SymMatrix S(m, std::vector<Sym>(m));
   for (int r = 0; r < m; ++r) {
     std::vector<Sym> zd(nv);
@@ -165,7 +182,7 @@ void range_space(Emitter& e, const Model& model, const SymMatrix& M, const SymMa
       L[i][j] = e.mul(a, di[j]);
     }
   }
-  x = rhs;
+  std::vector<Sym> x = rhs;
   for (int i = 0; i < m; ++i)
     for (int k = 0; k < i; ++k) x[i] = e.sub(x[i], e.mul(L[i][k], x[k]));
   for (int i = 0; i < m; ++i) x[i] = e.mul(x[i], di[i]);
@@ -176,6 +193,8 @@ void range_space(Emitter& e, const Model& model, const SymMatrix& M, const SymMa
     for (int k = 0; k < nv; ++k) y[k] = e.add(y[k], e.mul(e.mul(N::number(sign), Z[r][k]), x[r]));
   for (int k = 0; k < nv; ++k) y[k] = e.mul(y[k], dinv[k]);
   solve_l(e, model, H, y);
+  x_out.assign(J.size(), N::number(0.0));
+  for (int i = 0; i < m; ++i) x_out[live[i]] = x[i];
 }
 
 }  // namespace

@@ -11,6 +11,9 @@ std::string Emitter::ref(Sym a) const {
     name += std::to_string(a.id);
     return name;
   }
+  if (std::isnan(a.value)) return "std::numeric_limits<double>::quiet_NaN()";
+  if (std::isinf(a.value))
+    return a.value > 0 ? "std::numeric_limits<double>::infinity()" : "(-std::numeric_limits<double>::infinity())";
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.17g", a.value);
   std::string s(buf);

@@ -138,7 +138,7 @@ GeneratedKernels generate_kernels(const Model& original, const std::string& name
                "void aba(const double* q, const double* v, const double* tau, double* qdd);\n" +
                constrained.declarations + "\n}  // namespace articula::generated::" + name + "\n";
   out.source = heading + "#include \"" + name +
-               ".hpp\"\n\n#include <cmath>\n\n#include \"articula/common/sincos.hpp\"\n" +
+               ".hpp\"\n\n#include <cmath>\n#include <limits>\n\n#include \"articula/common/sincos.hpp\"\n" +
                (constrained.definitions.empty() ? "" : "#include \"articula/model/joint.hpp\"  // log3\n") +
                "\n// Every product is a named "
                "temporary; those a kernel does not need are dropped by the compiler.\n#if defined(__GNUC__)\n#pragma "

@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
         {"solo12", {{"FL_FOOT", false}, {"FR_FOOT", false}, {"HL_FOOT", false}, {"HR_FOOT", false}}},
         {"panda", {{"panda_hand", true}}},
         {"ur5", {{"tool0", false}}},
+        {"pendulum3r", {{"tip", false}}},  // planar: the out-of-plane row is zero for every q
     };
     for (const auto& c : articula::test::all_models()) {
       const auto it = held.find(c.name);

@@ -169,6 +169,7 @@ struct ConstrainedCase {
   std::string name;
   Model model;
   ConstrainedKernels kernels;
+  bool perturb = true;  // reference pose off the state's (planar pendulum: in its plane only, so none)
 };
 
 std::vector<ConstrainedCase> constrained_cases() {
@@ -192,6 +193,7 @@ std::vector<ConstrainedCase> constrained_cases() {
         ARTICULA_CONSTRAINED(test_solo12)}},
       {"panda", by_name("panda"), {{{"panda_hand", true}}, ARTICULA_CONSTRAINED(test_panda)}},
       {"ur5", by_name("ur5"), {{{"tool0", false}}, ARTICULA_CONSTRAINED(test_ur5)}},
+      {"pendulum3r", by_name("pendulum3r"), {{{"tip", false}}, ARTICULA_CONSTRAINED(test_pendulum3r)}, false},
       {"mixed_floating",
        with_armature(test::mixed_model(true)),
        {{{"tip", true}, {"leg", false}}, ARTICULA_CONSTRAINED(test_mixed_floating)}},
@@ -201,7 +203,8 @@ std::vector<ConstrainedCase> constrained_cases() {
 // The held frames as FrameConstraints with a reference pose near the state's (so the Baumgarte
 // terms are not zero) and a stabilization frequency; returns the kernel's ref, kp, kd inputs.
 ConstraintSet make_set(const Model& model, Data& data, const VectorX& q, const std::vector<HeldFrame>& held,
-                       std::mt19937& rng, std::vector<double>& ref, std::vector<double>& kp, std::vector<double>& kd) {
+                       bool perturb, std::mt19937& rng, std::vector<double>& ref, std::vector<double>& kp,
+                       std::vector<double>& kd) {
   ConstraintSet set(model);
   forward_kinematics(model, data, q);
   ref.clear();
@@ -209,7 +212,7 @@ ConstraintSet make_set(const Model& model, Data& data, const VectorX& q, const s
   kd.clear();
   for (std::size_t f = 0; f < held.size(); ++f) {
     Transform X = frame_placement(model, data, model.frame_id(held[f].frame));
-    const VectorX d = test::random_vector(6, rng, 0.05);
+    const VectorX d = perturb ? test::random_vector(6, rng, 0.05) : VectorX::Zero(6);
     X.p += d.head<3>();
     X.R = exp3(d.tail<3>()) * X.R;
     auto& c = set.emplace<FrameConstraint>("held" + std::to_string(f), held[f].frame,
@@ -232,7 +235,7 @@ TEST(GeneratedKernels, ConstrainedDynamicsAndJumpMatchTheSolvers) {
       const VectorX q = random_configuration(c.model, rng);
       const VectorX v = test::random_vector(c.model.nv, rng), tau = test::random_vector(c.model.nv, rng);
       std::vector<double> ref, kp, kd;
-      ConstraintSet set = make_set(c.model, data, q, c.kernels.held, rng, ref, kp, kd);
+      ConstraintSet set = make_set(c.model, data, q, c.kernels.held, c.perturb, rng, ref, kp, kd);
       ConstrainedWorkspace ws(c.model, set.dim());
       const SolveReport report =
           constrained_forward_dynamics(c.model, data, ws, set, q, v, tau, {}, ConstrainedMethod::RangeSpace);
