@@ -265,11 +265,11 @@ ConstrainedText constrained_kernels(Spatial& s, const Model& model, const std::v
   out.definitions = "\n// Constrained forward dynamics, range space (docs/solvers.md), frames held: " + list +
                     ".\nbool constrained_dynamics(const double* q, const double* v, const double* tau, const double* "
                     "ref,\n                          const double* kp, const double* kd, double* qdd, double* lambda) "
-                    "{\n  (void)q, (void)v, (void)tau, (void)ref, (void)kp, (void)kd;\n" +
+                    "{\n  (void)q, (void)v, (void)tau, (void)ref, (void)kp, (void)kd, (void)qdd, (void)lambda;\n" +
                     cfd +
                     "}\n\n// Velocity jump at activation, full form in range space (docs/activation.md).\nbool "
                     "velocity_jump(const double* q, const double* v_minus, double* v_plus, double* Lambda) {\n  "
-                    "(void)q, (void)v_minus;\n" +
+                    "(void)q, (void)v_minus, (void)v_plus, (void)Lambda;\n" +
                     jump + "}\n";
   return out;
 }

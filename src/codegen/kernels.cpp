@@ -146,13 +146,13 @@ GeneratedKernels generate_kernels(const Model& original, const std::string& name
                "articula::generated::" +
                name +
                " {\n\n// RNEA, RBDA §5.3 Table 5.1, body coordinates.\nvoid rnea(const double* q, const double* v, "
-               "const double* a, double* tau) {\n  (void)q, (void)v, (void)a;\n" +
+               "const double* a, double* tau) {\n  (void)q, (void)v, (void)a, (void)tau;\n" +
                rnea +
                "}\n\n// CRBA, RBDA §6.2 Table 6.2, body coordinates.\nvoid crba(const double* q, double* M) {\n  "
                "(void)q, (void)M;\n" +
                crba +
                "}\n\n// ABA, RBDA §7.3 Table 7.1, body coordinates.\nvoid aba(const double* q, const double* v, const "
-               "double* tau, double* qdd) {\n  (void)q, (void)v, (void)tau;\n" +
+               "double* tau, double* qdd) {\n  (void)q, (void)v, (void)tau, (void)qdd;\n" +
                aba + "}\n" + constrained.definitions + "\n}  // namespace articula::generated::" + name + "\n";
   return out;
 }
