@@ -100,6 +100,31 @@ void Simulator::add_log(std::unique_ptr<LogSink> sink) { impl_->sinks.push_back(
 
 void Simulator::set_progress(std::function<void(double, double)> progress) { impl_->progress = std::move(progress); }
 
+void Simulator::use_generated(GeneratedDynamics kernels) {
+  const Model& m = robot_.model();
+  const std::string digest = model_digest(m);
+  if (kernels.model_digest != digest)
+    throw std::invalid_argument("use_generated: the kernels' model digest " + kernels.model_digest +
+                                " is not this robot's model's (" + digest +
+                                "): regenerate them from robot.model() (armature and gravity included)");
+  int rows = 0;
+  for (const HeldFrame& h : kernels.held_frames) {
+    if (!m.has_frame(h.frame))
+      throw std::invalid_argument("use_generated: held frame '" + h.frame + "' is not a frame of the model");
+    rows += h.weld ? 6 : 3;
+  }
+  Impl& im = *impl_;
+  im.gen_ref.assign(12 * kernels.held_frames.size(), 0.0);
+  im.gen_kp.assign(kernels.held_frames.size(), 0.0);
+  im.gen_kd.assign(kernels.held_frames.size(), 0.0);
+  im.gen_lambda.setZero(rows);
+  im.generated = std::move(kernels);
+  im.generated_frames.reserve(im.generated.held_frames.size());
+  im.refresh_active(*this);
+}
+
+long Simulator::generated_evaluations() const { return impl_->generated_calls; }
+
 std::vector<std::string> Simulator::sensor_channels() const {
   std::vector<std::string> out;
   for (const Sensor& s : robot_.sensors())

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 
+#include "articula/constraints/frame_constraint.hpp"
 #include "articula/engine/simulator.hpp"
 #include "articula/model/data.hpp"
 #include "articula/solvers/constrained_dynamics.hpp"
@@ -85,6 +86,15 @@ struct Simulator::Impl {
   VectorX tau, q0, v0, qa, va, row;
   AccelerationFn f;
   bool constrained = false;
+  // Generated kernels (Simulator::use_generated): `generated_match` when the enabled constraints
+  // are the kernels' held frames (refresh_active); their inputs and λ, sized once.
+  GeneratedDynamics generated;
+  bool generated_match = false;
+  std::vector<const FramePairConstraint*> generated_frames;
+  std::vector<double> gen_ref, gen_kp, gen_kd;
+  VectorX gen_lambda;
+  long generated_calls = 0;
+  bool generated_rhs(VectorRef q, VectorRef v);
   Failure failure = Failure::None;
   std::string failure_message;
   double t_eval = 0.0;  // time of the current evaluation (for the controller at period 0)

@@ -54,6 +54,14 @@ int main(int argc, char** argv) {
     generate(dir, articula::test::mixed_model(false), "test_mixed_fixed");
     generate(dir, articula::test::mixed_model(true), "test_mixed_floating", 1e-9, {{"tip", true}, {"leg", false}});
     generate(dir, articula::test::mixed_model(true), "test_mixed_twice", 1e-9, {{"tip", true}, {"tip", false}});
+    // The standing humanoid of the engine tests: its Robot's model (motors' reflected inertia in
+    // the armature), both soles welded — for Simulator::use_generated.
+    const articula::test::StandingHumanoid h = articula::test::standing_humanoid();
+    const articula::GeneratedKernels k = articula::generate_kernels(
+        h.robot.model(), "test_standing_humanoid",
+        {"test::standing_humanoid()", 1e-9, {{"left_sole_link", true}, {"right_sole_link", true}}});
+    write(dir / "test_standing_humanoid.hpp", k.header);
+    write(dir / "test_standing_humanoid.cpp", k.source);
   } catch (const std::exception& e) {
     std::cerr << "gen_kernels: " << e.what() << "\n";
     return 1;

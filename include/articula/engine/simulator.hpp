@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "articula/codegen/kernels.hpp"
 #include "articula/engine/robot.hpp"
 #include "articula/engine/telemetry.hpp"
 #include "articula/integrators/dopri5.hpp"
@@ -139,6 +140,20 @@ struct RunResult {
   double real_time_factor() const { return wall_time > 0 ? t / wall_time : 0.0; }
 };
 
+/// Kernels written by `articula codegen` for this robot's model (docs/codegen.md), which the
+/// Simulator calls in place of the runtime algorithms where they apply: `aba` when no
+/// constraint is enabled; `constrained_dynamics` when the enabled constraints are exactly
+/// FrameConstraints in the world on `held_frames` (same frames, masks and order) and the method
+/// is Auto or RangeSpace. Neither with elastic contacts (the kernels take no external forces).
+/// A kernel that returns false (dependent rows) hands that evaluation to the runtime solver.
+struct GeneratedDynamics {
+  std::string model_digest;  ///< NAME::model_digest: must equal model_digest(robot.model())
+  void (*aba)(const double* q, const double* v, const double* tau, double* qdd) = nullptr;
+  std::vector<HeldFrame> held_frames;  ///< the --hold list of the kernels
+  bool (*constrained_dynamics)(const double* q, const double* v, const double* tau, const double* ref, const double* kp,
+                               const double* kd, double* qdd, double* lambda) = nullptr;
+};
+
 class Simulator {
  public:
   /// The robot must outlive the simulator. Throws for invalid options.
@@ -154,6 +169,11 @@ class Simulator {
   /// Validates the event (time ≥ 0, a time or a guard, known constraint / motor names) now.
   void add_event(Event event);
   void add_log(std::unique_ptr<LogSink> sink);
+  /// Uses generated kernels (see GeneratedDynamics). Throws std::invalid_argument if their digest
+  /// is not the robot model's (kernels of another model, or of other armature / gravity).
+  void use_generated(GeneratedDynamics kernels);
+  /// Evaluations done by the generated kernels since construction (for checks and profiles).
+  long generated_evaluations() const;
   /// Called with progress (t, duration) about every 0.1 s of wall time (terminal progress bars).
   void set_progress(std::function<void(double t, double duration)> progress);
 

@@ -1,0 +1,94 @@
+// Simulator::use_generated: the engine with generated kernels gives the runtime engine's run.
+#include <gtest/gtest.h>
+
+#include "test_standing_humanoid.hpp"
+#include "test_support.hpp"
+
+namespace articula {
+namespace {
+
+namespace gen = generated::test_standing_humanoid;
+
+GeneratedDynamics humanoid_kernels() {
+  GeneratedDynamics g;
+  g.model_digest = gen::model_digest;
+  g.aba = &gen::aba;
+  g.held_frames = {{"left_sole_link", true}, {"right_sole_link", true}};
+  g.constrained_dynamics = &gen::constrained_dynamics;
+  return g;
+}
+
+struct Outcome {
+  RunResult result;
+  VectorX q, v, lambda;
+  long generated = 0;
+};
+
+// 0.2 s of the standing humanoid under PD (RK4, 1 ms), a push on an arm, then (if release) the
+// left foot let go at 0.1 s: the last 0.1 s has one weld, which the kernels do not cover.
+Outcome run(bool use_generated, bool release) {
+  test::StandingHumanoid h = test::standing_humanoid();
+  Simulator sim(h.robot);
+  if (use_generated) sim.use_generated(humanoid_kernels());
+  sim.set_controller(pd_controller(h.robot, h.targets, 400.0, 20.0), 1e-3);
+  VectorX v = VectorX::Zero(h.robot.model().nv);
+  v[h.robot.model().idx_v[h.robot.model().joint_id("arm_right_1_joint")]] = 2.0;
+  sim.set_state(h.q, v);
+  if (release) {
+    Event e;
+    e.name = "release";
+    e.time = 0.1;
+    e.actions = {EventAction::disable("left_foot")};
+    sim.add_event(e);
+  }
+  Outcome out;
+  out.result = sim.run(0.2);
+  out.q = sim.q();
+  out.v = sim.v();
+  out.lambda = h.robot.constraints().lambda();
+  out.generated = sim.generated_evaluations();
+  return out;
+}
+
+TEST(GeneratedDynamics, TheEngineGivesTheSameRun) {
+  const Outcome ref = run(false, false), fast = run(true, false);
+  ASSERT_TRUE(ref.result.ok()) << ref.result.message;
+  ASSERT_TRUE(fast.result.ok()) << fast.result.message;
+  EXPECT_EQ(ref.generated, 0);
+  // Every evaluation but the first (which captures the weld references) went to the kernel.
+  EXPECT_GE(fast.generated, fast.result.evaluations - 2);
+  EXPECT_LT((fast.q - ref.q).cwiseAbs().maxCoeff(), 1e-9);
+  EXPECT_LT((fast.v - ref.v).cwiseAbs().maxCoeff(), 1e-8);
+  EXPECT_LT((fast.lambda - ref.lambda).cwiseAbs().maxCoeff(), 1e-6 * (1.0 + ref.lambda.cwiseAbs().maxCoeff()));
+}
+
+TEST(GeneratedDynamics, OtherConstraintSetsUseTheRuntimeSolver) {
+  const Outcome ref = run(false, true), fast = run(true, true);
+  ASSERT_TRUE(ref.result.ok()) << ref.result.message;
+  ASSERT_TRUE(fast.result.ok()) << fast.result.message;
+  // Both welds for the first half only: the kernel ran for about half of the evaluations.
+  EXPECT_GT(fast.generated, fast.result.evaluations / 3);
+  EXPECT_LT(fast.generated, 2 * fast.result.evaluations / 3);
+  EXPECT_LT((fast.q - ref.q).cwiseAbs().maxCoeff(), 1e-9);
+  EXPECT_LT((fast.v - ref.v).cwiseAbs().maxCoeff(), 1e-8);
+}
+
+TEST(GeneratedDynamics, KernelsOfAnotherModelAreRejected) {
+  // The same URDF without the motors: no reflected rotor inertia, so other armature.
+  Robot bare = Robot::from_urdf(test::model_path("talos_reduced"), true);
+  Simulator sim(bare);
+  try {
+    sim.use_generated(humanoid_kernels());
+    ADD_FAILURE() << "accepted kernels of another model";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("regenerate"), std::string::npos) << e.what();
+  }
+  GeneratedDynamics g = humanoid_kernels();
+  g.held_frames = {{"no_such_frame", true}};
+  test::StandingHumanoid h2 = test::standing_humanoid();
+  Simulator sim2(h2.robot);
+  EXPECT_THROW(sim2.use_generated(g), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace articula
