@@ -32,6 +32,8 @@
 #include "articula/articula.hpp"
 #include "bench_collector.hpp"
 #include "peer.hpp"
+#include "sim_talos_feet.hpp"
+#include "talos_feet.hpp"
 #ifdef ARTICULA_HAVE_MUJOCO
 #include "peer_mujoco_simulation.hpp"
 #endif
@@ -73,9 +75,10 @@ constexpr double kSoloGear = 9.0, kSoloRotor = 4.5e-6;  // reflected: 81 · 4.5e
 constexpr double kSoloHfe = 0.8, kSoloKfe = -1.6;       // front legs; hind legs mirrored
 const char* const kSoloLegs[] = {"FL", "FR", "HL", "HR"};
 
-// talos, both soles welded, PD holding the neutral posture.
+// talos, both soles welded, PD holding the neutral posture (robot: talos_feet.hpp).
 constexpr double kTalosKp = 400.0, kTalosKd = 20.0;
-constexpr double kTalosGear = 100.0, kTalosRotor = 1e-5;  // reflected: 0.1 kg·m²
+using articula::bench::kTalosGear;
+using articula::bench::kTalosRotor;
 
 struct Case {
   std::string key, file, settings;
@@ -212,9 +215,9 @@ std::unique_ptr<Case> solo12_case() {
   return c;
 }
 
-std::unique_ptr<Case> talos_case() {
+std::unique_ptr<Case> talos_case(bool generated) {
   auto c = std::make_unique<Case>();
-  c->key = "talos_feet";
+  c->key = generated ? "talos_feet_codegen" : "talos_feet";
   c->file = "talos_reduced.urdf";
   c->floating = true;
   c->duration = 1.0;
@@ -228,26 +231,24 @@ std::unique_ptr<Case> talos_case() {
   c->v0 = VectorX::Zero(m.nv);
   for (articula::Index j = 1; j < m.njoints; ++j)
     c->pd_targets.emplace_back(m.joint_names[static_cast<std::size_t>(j)], c->q0[m.idx_q[static_cast<std::size_t>(j)]]);
-  c->build_robot = [](Robot& r) {
-    const articula::Model& rm = r.base_model();
-    for (articula::Index j = 1; j < rm.njoints; ++j) {
-      const std::string& name = rm.joint_names[static_cast<std::size_t>(j)];
-      r.add_motor({.name = name, .joint = name, .gear_ratio = kTalosGear, .rotor_inertia = kTalosRotor});
-    }
-    r.constraints().add(std::make_shared<articula::FrameConstraint>("left_foot", "left_sole_link"));
-    r.constraints().add(std::make_shared<articula::FrameConstraint>("right_foot", "right_sole_link"));
-  };
+  c->build_robot = [](Robot& r) { articula::bench::add_talos_feet(r); };
   const auto targets = c->pd_targets;
-  c->build_sim = [targets](Robot& r, Simulator& sim) {
+  c->build_sim = [targets, generated](Robot& r, Simulator& sim) {
     sim.set_controller(articula::pd_controller(r, targets, kTalosKp, kTalosKd), 1e-3);
+    if (generated) {  // the robot's generated kernels (gen_simulation_kernels.cpp)
+      namespace k = articula::generated::sim_talos_feet;
+      sim.use_generated(
+          {k::model_digest, &k::aba, {{"left_sole_link", true}, {"right_sole_link", true}}, &k::constrained_dynamics});
+    }
   };
   char buf[512];
   std::snprintf(
       buf, sizeof buf,
       "talos_reduced floating, base at z = 1 m, neutral posture; %d motors (gear %g, rotor %g kg·m²: "
       "armature %g); pd_controller to the neutral posture, kp = %g, kd = %g, period 1 ms; FrameConstraint "
-      "welds on left_sole_link and right_sole_link (enabled from the start, Auto method); 1 s, RK4, dt = 1 ms",
-      m.njoints - 1, kTalosGear, kTalosRotor, kTalosGear * kTalosGear * kTalosRotor, kTalosKp, kTalosKd);
+      "welds on left_sole_link and right_sole_link (enabled from the start, Auto method); 1 s, RK4, dt = 1 ms%s",
+      m.njoints - 1, kTalosGear, kTalosRotor, kTalosGear * kTalosGear * kTalosRotor, kTalosKp, kTalosKd,
+      generated ? "; Simulator::use_generated with the robot's generated kernels (articula codegen)" : "");
   c->settings = buf;
   return c;
 }
@@ -300,7 +301,7 @@ void make_peer(Case& c) {
     for (int k = 0; k < 3; ++k) anchor[k] = fr.placement.p[k];
     return fr.parent == articula::kWorld ? std::string("world") : m.body_names[static_cast<std::size_t>(fr.parent)];
   };
-  if (c.key == "talos_feet")
+  if (c.key.rfind("talos_feet", 0) == 0)
     for (const char* f : {"left_sole_link", "right_sole_link"}) {
       ab::MjSimulationSpec::Weld w;
       w.name = std::string(f[0] == 'l' ? "left" : "right") + "_foot";
@@ -424,7 +425,7 @@ void sanity_check(std::vector<std::unique_ptr<Case>>& cases) {
           "with a foot unloaded %ld; mean total normal force over the second half %.3f N (weight %.3f N); end max "
           "|joint rate| %.1e rad/s\n",
           c.q0[2], zmin, zmax, fmin, unloaded, fsum / static_cast<double>(std::max(late, 1L)), c.mass * 9.81, vmax);
-    } else if (c.key == "talos_feet") {
+    } else if (c.key.rfind("talos_feet", 0) == 0) {
       const std::size_t z = column(r, "q.root_joint.z");
       double zmin = 1e9, zmax = -1e9;
       for (const VectorX& row : r.samples) {
@@ -454,7 +455,7 @@ void sanity_check(std::vector<std::unique_ptr<Case>>& cases) {
       } else if (c.key == "solo12_stand") {
         std::printf("; base z in [%.5f, %.5f] m; contacts per step %d–%d; min foot normal force %.3f N", st.base_z_min,
                     st.base_z_max, st.ncon_min, st.ncon_max, st.foot_fz_min);
-      } else if (c.key == "talos_feet") {
+      } else if (c.key.rfind("talos_feet", 0) == 0) {
         std::printf("; base z in [%.6f, %.6f] m; max weld position error %.2e m (soft)", st.base_z_min, st.base_z_max,
                     st.weld_drift);
       }
@@ -785,7 +786,8 @@ int main(int argc, char** argv) {
     std::vector<std::unique_ptr<Case>> cases;
     cases.push_back(rx130_case());
     cases.push_back(solo12_case());
-    cases.push_back(talos_case());
+    cases.push_back(talos_case(false));
+    cases.push_back(talos_case(true));
     for (auto& c : cases) make_peer(*c);
     print_setup(cases);
     sanity_check(cases);  // also fills the steps / evaluations of the summary
