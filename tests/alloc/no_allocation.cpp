@@ -10,6 +10,7 @@
 
 #include "articula/articula.hpp"
 #include "malloc_counter.hpp"
+#include "test_standing_humanoid.hpp"
 #include "test_support.hpp"
 
 namespace articula {
@@ -189,6 +190,29 @@ TEST(NoAllocation, SimulationStepsWhileLogging) {
   const long short_run = allocations_of_run(Integrator::RK4, 0.02, dir.path() + "/run_a");
   const long long_run = allocations_of_run(Integrator::RK4, 0.1, dir.path() + "/run_b");
   EXPECT_LE(long_run, short_run) << "allocations grow with the number of logged rows";
+}
+
+// The same humanoid without the wall, through its generated kernels (Simulator::use_generated).
+long allocations_of_generated_run(double duration) {
+  test::StandingHumanoid h = test::standing_humanoid();
+  Simulator sim(h.robot);
+  namespace k = generated::test_standing_humanoid;
+  sim.use_generated(
+      {k::model_digest, &k::aba, {{"left_sole_link", true}, {"right_sole_link", true}}, &k::constrained_dynamics});
+  sim.set_controller(pd_controller(h.robot, h.targets, 400.0, 20.0), 2e-3);
+  sim.set_state(h.q, VectorX::Zero(h.robot.model().nv));
+  test::CountAllocations counter;
+  const RunResult r = sim.run(duration);
+  const long n = counter.count();
+  EXPECT_TRUE(r.ok()) << r.message;
+  EXPECT_GT(sim.generated_evaluations(), 0);
+  return n;
+}
+
+TEST(NoAllocation, SimulationStepsThroughGeneratedKernels) {
+  const long short_run = allocations_of_generated_run(0.02);
+  const long long_run = allocations_of_generated_run(0.1);
+  EXPECT_LE(long_run, short_run) << "allocations grow with the number of steps";
 }
 
 }  // namespace
