@@ -56,7 +56,7 @@ struct CaseSpec {
   const char* pinocchio;         // impulseDynamics, clang 14 (shared/PEERS.md, quoted) or "—"
   // The generated velocity_jump holding J₁ ∪ J₂ (`articula codegen --hold`, the rows in the same
   // order), or null: the full jump over all rows, which is the same v⁺ when v⁻ satisfies J₁.
-  bool (*generated)(const double*, const double*, double*, double*) = nullptr;
+  articula::JumpKernel generated = nullptr;
 };
 
 const std::vector<CaseSpec>& case_specs() {

@@ -51,8 +51,7 @@ struct HeldFrame {
 };
 
 // The case's generated kernel (`articula codegen --hold`, the same frames; CMakeLists.txt).
-using GeneratedDynamics = bool (*)(const double*, const double*, const double*, const double*, const double*,
-                                   const double*, double*, double*);
+using GeneratedDynamics = articula::ConstrainedKernel;
 
 struct CaseSpec {
   const char* key;

@@ -48,9 +48,9 @@ constexpr unsigned kSeed = 20240917u;
 // The generated kernels of a model (`articula codegen`, written at build time; CMakeLists.txt).
 struct Generated {
   const char* digest;
-  void (*rnea)(const double*, const double*, const double*, double*);
-  void (*crba)(const double*, double*);
-  void (*aba)(const double*, const double*, const double*, double*);
+  articula::RneaKernel rnea;
+  articula::CrbaKernel crba;
+  articula::AbaKernel aba;
 };
 #define ARTICULA_GENERATED(ns)                                                                             \
   Generated {                                                                                              \
@@ -316,36 +316,25 @@ void register_benchmarks(const std::vector<std::unique_ptr<Case>>& cases) {
     const Generated g = c->spec.generated;
     const std::size_t nv = static_cast<std::size_t>(c->model.nv);
     auto out = std::make_shared<std::vector<double>>(nv * nv, 0.0);
-    benchmark::RegisterBenchmark(bench_name(*c, ab::Quantity::InverseDynamics, "articula:codegen_rnea").c_str(),
-                                 [c, g, out](benchmark::State& st) {
-                                   std::size_t i = 0;
-                                   for (auto _ : st) {
-                                     g.rnea(c->q[i].data(), c->v[i].data(), c->a[i].data(), out->data());
-                                     benchmark::ClobberMemory();
-                                     i = (i + 1) % kStates;
-                                   }
-                                 })
-        ->Unit(benchmark::kNanosecond);
-    benchmark::RegisterBenchmark(bench_name(*c, ab::Quantity::MassMatrix, "articula:codegen_crba").c_str(),
-                                 [c, g, out](benchmark::State& st) {
-                                   std::size_t i = 0;
-                                   for (auto _ : st) {
-                                     g.crba(c->q[i].data(), out->data());
-                                     benchmark::ClobberMemory();
-                                     i = (i + 1) % kStates;
-                                   }
-                                 })
-        ->Unit(benchmark::kNanosecond);
-    benchmark::RegisterBenchmark(bench_name(*c, ab::Quantity::ForwardDynamics, "articula:codegen_aba").c_str(),
-                                 [c, g, out](benchmark::State& st) {
-                                   std::size_t i = 0;
-                                   for (auto _ : st) {
-                                     g.aba(c->q[i].data(), c->v[i].data(), c->tau[i].data(), out->data());
-                                     benchmark::ClobberMemory();
-                                     i = (i + 1) % kStates;
-                                   }
-                                 })
-        ->Unit(benchmark::kNanosecond);
+    // The generated kernels: one call per iteration on the state's arrays.
+    auto add_codegen = [&](ab::Quantity q, const char* call, auto body) {
+      benchmark::RegisterBenchmark(bench_name(*c, q, call).c_str(), [c, body](benchmark::State& st) {
+        std::size_t i = 0;
+        for (auto _ : st) {
+          body(*c, i);
+          benchmark::ClobberMemory();
+          i = (i + 1) % kStates;
+        }
+      })->Unit(benchmark::kNanosecond);
+    };
+    add_codegen(ab::Quantity::InverseDynamics, "articula:codegen_rnea", [g, out](const Case& k, std::size_t i) {
+      g.rnea(k.q[i].data(), k.v[i].data(), k.a[i].data(), out->data());
+    });
+    add_codegen(ab::Quantity::MassMatrix, "articula:codegen_crba",
+                [g, out](const Case& k, std::size_t i) { g.crba(k.q[i].data(), out->data()); });
+    add_codegen(ab::Quantity::ForwardDynamics, "articula:codegen_aba", [g, out](const Case& k, std::size_t i) {
+      g.aba(k.q[i].data(), k.v[i].data(), k.tau[i].data(), out->data());
+    });
     for (const auto& slot : c->peers) {
       if (!slot.peer) continue;
       ab::Peer* peer = slot.peer.get();

@@ -85,11 +85,6 @@ Sym Emitter::neg(Sym a) {
   return binary('n', a, number(0.0), expr);
 }
 
-Sym Emitter::sqrt(Sym a) {
-  if (a.is_number()) return number(std::sqrt(a.value));
-  return binary('r', a, number(0.0), "std::sqrt(" + ref(a) + ")");
-}
-
 void Emitter::sincos(Sym a, Sym& s, Sym& c) {
   if (a.is_number()) {
     s = number(std::sin(a.value));
@@ -107,8 +102,6 @@ void Emitter::assign(const std::string& target, Sym a) {
   body_ += "  " + target + " = " + ref(a) + ";\n";
   ++count_;
 }
-
-void Emitter::comment(const std::string& text) { body_ += "  // " + text + "\n"; }
 
 void Emitter::raw(const std::string& line) {
   body_ += "  " + line + "\n";

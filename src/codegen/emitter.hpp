@@ -30,12 +30,10 @@ class Emitter {
   Sym mul(Sym a, Sym b);
   Sym div(Sym a, Sym b);
   Sym neg(Sym a);
-  Sym sqrt(Sym a);
   /// sin and cos of a, through articula's fast_sincos.
   void sincos(Sym a, Sym& s, Sym& c);
   /// `target = a;` (e.g. "tau[2]").
   void assign(const std::string& target, Sym a);
-  void comment(const std::string& text);
   /// A line of C++ as it is (e.g. an early return on a failed pivot test).
   void raw(const std::string& line);
   /// A fresh name for a local the caller declares with raw() (e.g. an Eigen matrix).

@@ -41,7 +41,6 @@ class Spatial {
   V3 zero3() const { return num(Vector3(Vector3::Zero())); }
   M3 identity3() const { return num(Matrix3(Matrix3::Identity())); }
   SMotion zero_motion() const { return {zero3(), zero3()}; }
-  SForce zero_force() const { return {zero3(), zero3()}; }
   SInertia num(const Inertia& I) const { return {Emitter::number(I.m), num(I.h), num(I.Io)}; }
   STransform num(const Transform& X) const { return {num(X.R), num(X.p)}; }
 

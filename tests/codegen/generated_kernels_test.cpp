@@ -21,9 +21,9 @@ namespace {
 
 struct Kernels {
   const char* digest;
-  void (*rnea)(const double*, const double*, const double*, double*);
-  void (*crba)(const double*, double*);
-  void (*aba)(const double*, const double*, const double*, double*);
+  RneaKernel rnea;
+  CrbaKernel crba;
+  AbaKernel aba;
 };
 
 #define ARTICULA_KERNELS(ns) \
@@ -158,9 +158,8 @@ namespace {
 
 struct ConstrainedKernels {
   std::vector<HeldFrame> held;
-  bool (*dynamics)(const double*, const double*, const double*, const double*, const double*, const double*, double*,
-                   double*);
-  bool (*jump)(const double*, const double*, double*, double*);
+  ConstrainedKernel dynamics;
+  JumpKernel jump;
 };
 
 #define ARTICULA_CONSTRAINED(ns) &generated::ns::constrained_dynamics, &generated::ns::velocity_jump

@@ -10,6 +10,14 @@
 
 namespace articula {
 
+/// Signatures of the generated functions (NAME.hpp), for tables of kernels.
+using RneaKernel = void (*)(const double* q, const double* v, const double* a, double* tau);
+using CrbaKernel = void (*)(const double* q, double* M);
+using AbaKernel = void (*)(const double* q, const double* v, const double* tau, double* qdd);
+using ConstrainedKernel = bool (*)(const double* q, const double* v, const double* tau, const double* ref,
+                                   const double* kp, const double* kd, double* qdd, double* lambda);
+using JumpKernel = bool (*)(const double* q, const double* v_minus, double* v_plus, double* Lambda);
+
 struct GeneratedKernels {
   std::string header;  // NAME.hpp: the declarations, nq, nv and the model digest
   std::string source;  // NAME.cpp: the definitions (includes "NAME.hpp")

@@ -148,10 +148,9 @@ struct RunResult {
 /// A kernel that returns false (dependent rows) hands that evaluation to the runtime solver.
 struct GeneratedDynamics {
   std::string model_digest;  ///< NAME::model_digest: must equal model_digest(robot.model())
-  void (*aba)(const double* q, const double* v, const double* tau, double* qdd) = nullptr;
+  AbaKernel aba = nullptr;
   std::vector<HeldFrame> held_frames;  ///< the --hold list of the kernels
-  bool (*constrained_dynamics)(const double* q, const double* v, const double* tau, const double* ref, const double* kp,
-                               const double* kd, double* qdd, double* lambda) = nullptr;
+  ConstrainedKernel constrained_dynamics = nullptr;
 };
 
 class Simulator {
