@@ -4,13 +4,20 @@
 ARTICULA_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 # Debian packages (bookworm names): compiler, CMake, make, Eigen, urdfdom, yaml-cpp
-# (scenario files), CLI11, HDF5 (telemetry), GoogleTest, Google Benchmark, and python3 with
-# matplotlib for tools/plot_log.py (`articula estop --plot`).
+# (scenario files), CLI11, HDF5 (telemetry), GoogleTest, Google Benchmark, python3 with
+# matplotlib for tools/plot_log.py (`articula estop --plot`); clang with its runtime for the
+# libFuzzer harnesses (tests/fuzz); pybind11, NumPy and pytest for the Python package (and
+# DART's Python bindings, its benchmark peer); Open MPI for `articula stopping` across
+# machines; Chromium for the viewer's browser tests.
 ARTICULA_PACKAGES=(
   g++ cmake make
   libeigen3-dev liburdfdom-dev liburdfdom-headers-dev libyaml-cpp-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev libhdf5-dev
   python3 python3-matplotlib
+  clang libclang-rt-14-dev
+  pybind11-dev python3-pybind11 python3-numpy python3-pytest python3-dartpy
+  libopenmpi-dev openmpi-bin
+  chromium
 )
 
 # Parallel jobs: $JOBS if set, else the number of cores.
