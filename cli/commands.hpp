@@ -13,4 +13,9 @@ Command add_estop_command(CLI::App& app);
 Command add_run_command(CLI::App& app);
 Command add_codegen_command(CLI::App& app);
 
+/// The whole command line: registers every subcommand, parses argv and runs the chosen one.
+/// Returns the exit code. parse_only: stop after parsing (0 when the arguments parse), for
+/// the argument fuzzer (tests/fuzz).
+int run_cli(int argc, char** argv, bool parse_only = false);
+
 }  // namespace articula::cli
