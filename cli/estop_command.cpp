@@ -12,13 +12,16 @@
 #include <vector>
 
 #include "articula/articula.hpp"
+#include "articula/scenario/scenario.hpp"
 #include "commands.hpp"
+#include "interrupt.hpp"
 
 namespace articula::cli {
 namespace fs = std::filesystem;
 namespace {
 
 constexpr double kRadToDeg = 180.0 / 3.14159265358979323846;
+constexpr double kMaxEstopSteps = 1e7;  // duration / dt: the study keeps every step in memory
 
 struct EstopOptions {
   std::string model;
@@ -153,6 +156,7 @@ RunResult log_with_engine(const Model& model, const BrakeStudyConfig& cfg, JumpF
   auto sink = make_log(format, stem);
   path = sink->path();
   sim.add_log(std::move(sink));
+  const StopOnSignals stop_on_signals(sim);  // Ctrl-C: the log is finished as `interrupted`
   return sim.run(cfg.duration);
 }
 
@@ -291,7 +295,10 @@ int run_estop(const EstopOptions& o) {
   Model model;
   try {
     if (custom_model) {
-      if (!fs::exists(o.model)) throw std::invalid_argument("--model: file not found: " + o.model);
+      if (const std::string problem = input_file_problem(o.model); problem == "not found")
+        throw std::invalid_argument("--model: file not found: " + o.model);
+      else if (!problem.empty())
+        throw std::invalid_argument("--model: cannot read '" + o.model + "' (" + problem + ")");
       cfg.urdf = o.model;
     }
     model = load_urdf(cfg.urdf, BaseType::Fixed);
@@ -334,12 +341,32 @@ int run_estop(const EstopOptions& o) {
     }
     if (o.dt) {
       if (!(*o.dt > 0.0)) throw std::invalid_argument("--dt must be > 0 s, got " + fmt("%g", *o.dt));
+      if (*o.dt < RunLimits::kMinStep)
+        throw std::invalid_argument("--dt must be >= " + fmt("%g", RunLimits::kMinStep) +
+                                    " s (the smallest step articula accepts), got " + fmt("%g", *o.dt));
       cfg.dt = *o.dt;
     }
+    // The study keeps every step in memory (and logs it): its length is bounded more tightly
+    // than a scenario's (docs/scenarios.md, Limits).
+    if (const double steps = cfg.duration / cfg.dt; steps > kMaxEstopSteps)
+      throw std::invalid_argument("--duration " + fmt("%g", cfg.duration) + " s in steps of --dt " + fmt("%g", cfg.dt) +
+                                  " s is " + fmt("%.3g", steps) + " steps, more than the limit of " +
+                                  fmt("%g", kMaxEstopSteps) + " for estop (it keeps every step in memory)");
     for (const BrakeEvent& e : cfg.events)
       if (e.time < 0.0 || e.time > cfg.duration)
         throw std::invalid_argument("--brakes: " + join(e.joints, "+") + " at " + fmt("%g", e.time) +
                                     " s is outside the run [0, " + fmt("%g", cfg.duration) + "] s");
+  } catch (const std::exception& e) {
+    std::cerr << "articula estop: error: " << e.what() << "\n";
+    return 2;
+  }
+
+  // A bad output folder is bad input: found before anything runs (exit 2).
+  try {
+    std::error_code ec;
+    fs::create_directories(o.output, ec);
+    if (ec) throw std::runtime_error("cannot create the output folder '" + o.output + "': " + ec.message());
+    for (const char* stem : {"estop_consistent", "estop_naive"}) check_log_target(o.format, (fs::path(o.output) / stem).string());
   } catch (const std::exception& e) {
     std::cerr << "articula estop: error: " << e.what() << "\n";
     return 2;
@@ -383,7 +410,15 @@ int run_estop(const EstopOptions& o) {
       const RunResult r = log_with_engine(model, cfg, form, o.format, (dir / runs[k].second).string(), path);
       std::printf("Wrote %s (%s, %ld steps, %zu events; events and status alongside)\n", path.c_str(),
                   to_string(r.status).c_str(), r.steps, r.events.size());
-      if (!r.ok()) code = 1;
+      if (r.status == RunStatus::Interrupted) {
+        std::fprintf(stderr, "articula estop: interrupted at t = %g s; the log holds the run up to there\n", r.t);
+        return 130;  // 128 + SIGINT, as `articula run`
+      }
+      if (!r.ok()) {
+        std::fprintf(stderr, "articula estop: the log run failed (%s): %s\n", to_string(r.status).c_str(),
+                     r.message.c_str());
+        code = 1;
+      }
       if (o.format == LogFormat::Csv) csv_logs.push_back(path), labels.push_back(runs[k].first);
     }
     if (!o.plot.empty()) {
