@@ -84,6 +84,13 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
     Scenario& s = b.scenario;
     s.file = source_name;
     s.name = b.root.has("name") ? b.root.get("name").text() : fs::path(source_name).stem().string();
+    // The file's stem names the output folder and the summary when `name` is absent: it must be
+    // printable text too (no terminal escape in a folder name or on the screen).
+    if (!b.root.has("name"))
+      if (const std::string bad = scenario_detail::text_problem(s.name, false); !bad.empty())
+        throw ScenarioError(source_name, 0, 0, "",
+                            "the file name '" + scenario_detail::printable(s.name) +
+                                "' is not printable UTF-8 text (" + bad + "): give the scenario a `name`");
     // The name is the default output folder articula_out/<name>: one plain folder name.
     if (b.root.has("name") &&
         (s.name.empty() || s.name == "." || s.name == ".." || s.name.find_first_of("/\\") != std::string::npos))

@@ -449,7 +449,9 @@ TEST_F(TelemetryHdf5, AWriteErrorLeavesWholeRowsAndStatusError) {
   EXPECT_EQ(read_doubles(h5, "y").size(), rows);
   const std::string status = read_string_attribute(h5, "status");
   EXPECT_TRUE(status == "error" || status == "running") << status;
-  if (status == "error") EXPECT_NE(read_string_attribute(h5, "message").find("File too large"), std::string::npos);
+  if (status == "error") {
+    EXPECT_NE(read_string_attribute(h5, "message").find("File too large"), std::string::npos);
+  }
 }
 
 TEST_F(TelemetryHdf5, RoundTripIsBitExact) {

@@ -31,6 +31,12 @@ BadFile write_file(const std::string& name, const std::string& body) {
   return f;
 }
 
+ScenarioOverrides out_to(const std::string& dir) {
+  ScenarioOverrides o;
+  o.out_dir = dir;
+  return o;
+}
+
 std::string model() { return "model: {urdf: '" + test::model_path("pendulum3r") + "', base: fixed}\n"; }
 
 // "LINE:COL" (1-based) of the first `needle` in `text`.
@@ -81,7 +87,7 @@ TEST(ScenarioInput, AdaptiveKeysUnderAFixedStepMethodAreErrors) {
   // Under dopri5 they are fine.
   EXPECT_NO_THROW(parse_scenario(model() + "duration: 0.01\nintegrator: {method: dopri5, abs_tol: 1e-6, "
                                            "rel_tol: 0, min_step: 1e-9, max_step: 1e-3}\n",
-                                 "ok.yaml", ".", {.out_dir = testing::TempDir()}));
+                                 "ok.yaml", ".", out_to(testing::TempDir())));
 }
 
 TEST(ScenarioInput, QuotedOrTaggedNumbersAreErrors) {
@@ -107,6 +113,14 @@ TEST(ScenarioInput, InvalidUtf8NulAndTerminalEscapesInTextAreErrors) {
   // Line breaks are fine in a description, not in a name.
   EXPECT_NO_THROW(parse_scenario(model() + "duration: 1\ndescription: |\n  two\n  lines\n", "d.yaml", "."));
   EXPECT_THROW(parse_scenario(model() + "duration: 1\nname: \"two\\nlines\"\n", "n.yaml", "."), ScenarioError);
+  // Without `name`, the file's stem names the run: it must be printable too, and the message
+  // shows it escaped.
+  const BadFile stem = write_file("esc\x1b[31m", model() + "duration: 0.01\n");
+  const test::CliResult r = test::run_cli("run --quiet '" + stem.path + "'");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("the file name 'esc\\x1b[31m' is not printable UTF-8 text"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find('\x1b'), std::string::npos) << r.output;
+  EXPECT_NO_THROW(parse_scenario(model() + "duration: 0.01\nname: fine\n", stem.path, "."));
 }
 
 TEST(ScenarioInput, RunsThatCouldNeverEndAreErrorsNamingTheLimit) {
@@ -147,8 +161,7 @@ TEST(ScenarioInput, OutputStemsMustStayInsideTheOutputFolder) {
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_FALSE(fs::exists(fs::path(out).parent_path() / "escape.h5"));
   // A stem in a sub-folder of the output folder is fine.
-  const Scenario s = parse_scenario(model() + "duration: 0.01\noutput: {csv: logs/run}\n", "ok.yaml", ".",
-                                    {.out_dir = out});
+  const Scenario s = parse_scenario(model() + "duration: 0.01\noutput: {csv: logs/run}\n", "ok.yaml", ".", out_to(out));
   EXPECT_EQ(s.outputs.at(0).path, (fs::path(out) / "logs" / "run").string());
 }
 
