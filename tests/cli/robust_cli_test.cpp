@@ -106,12 +106,12 @@ TEST(RobustCli, ALogThatCannotBeOpenedIsBadInputExit2) {
   const test::CliResult file_out = test::run_cli("run -q " + quoted(file) + " -o " + quoted(dir.path() + "/plain_file"));
   EXPECT_EQ(file_out.code, 2) << file_out.output;
   EXPECT_TRUE(contains(file_out.output, dir.path() + "/plain_file")) << file_out.output;
-  const test::CliResult estop = test::run_cli("estop --pendulum --duration 0.01 -o " + quoted(dir.path() + "/plain_file"));
+  const test::CliResult estop = test::run_cli("estop --pendulum --duration 1 -o " + quoted(dir.path() + "/plain_file"));
   EXPECT_EQ(estop.code, 2) << estop.output;
   EXPECT_TRUE(contains(estop.output, dir.path() + "/plain_file")) << estop.output;
   fs::create_directories(dir.path() + "/estop/estop_naive.csv");
   const test::CliResult estop_taken =
-      test::run_cli("estop --pendulum --duration 0.01 -o " + quoted(dir.path() + "/estop"));
+      test::run_cli("estop --pendulum --duration 1 -o " + quoted(dir.path() + "/estop"));
   EXPECT_EQ(estop_taken.code, 2) << estop_taken.output;
   EXPECT_TRUE(contains(estop_taken.output, "estop_naive.csv': a folder is in its place")) << estop_taken.output;
 }
@@ -142,8 +142,8 @@ TEST(RobustCli, CodegenNameMustBeACppIdentifierAndNotAKeyword) {
            {"my-robot", "not a C++ identifier"},
            {"a b", "not a C++ identifier"},
            {"../x", "not a C++ identifier"},
-           {"my__robot", "reserved"},
-           {"_Robot", "reserved"}}) {
+           {"my__robot", "a reserved identifier"},
+           {"_Robot", "a reserved identifier"}}) {
     const test::CliResult r = test::run_cli("codegen " + model + " --name " + quoted(name) + " -o " + quoted(dir.path()));
     EXPECT_EQ(r.code, 2) << name << "\n" << r.output;
     EXPECT_TRUE(contains(r.output, "--name '" + name + "' is " + why)) << r.output;
@@ -198,7 +198,7 @@ TEST(RobustCli, CtrlCEndsTheLongCommandsWithExitCode130) {
       const std::string yaml = read_text(dir.path() + log);
       EXPECT_TRUE(yaml.rfind("status: interrupted\n", 0) == 0 || yaml.rfind("status: completed\n", 0) == 0) << yaml;
     }
-  const int bench = interrupt_after({"bench", test::model_path("talos"), "--states", "1000000"},
+  const int bench = interrupt_after({"bench", test::model_path("talos_reduced"), "--states", "1000000"},
                                     std::chrono::milliseconds(300));
   ASSERT_TRUE(WIFEXITED(bench)) << "killed by the signal: " << bench;
   EXPECT_EQ(WEXITSTATUS(bench), 130);
