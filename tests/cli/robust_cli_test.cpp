@@ -179,6 +179,18 @@ int interrupt_after(const std::vector<std::string>& args, std::chrono::milliseco
     ::execv(ARTICULA_CLI_PATH, argv.data());
     ::_exit(127);
   }
+  // Wait until the command has installed its SIGINT handler (bit 1 of SigCgt in
+  // /proc/PID/status; slow under the sanitizers), then give it `delay` to get going.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  auto catches_sigint = [pid] {
+    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+    std::string line;
+    while (std::getline(status, line))
+      if (line.rfind("SigCgt:", 0) == 0) return (std::stoull(line.substr(7), nullptr, 16) & (1ull << (SIGINT - 1))) != 0;
+    return false;
+  };
+  while (!catches_sigint() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   std::this_thread::sleep_for(delay);
   ::kill(pid, SIGINT);
   int status = 0;
@@ -190,7 +202,7 @@ TEST(RobustCli, CtrlCEndsTheLongCommandsWithExitCode130) {
   const test::ScratchDir dir("cli_ctrl_c");
   // estop: the study (nothing open yet) or the logged run (its log finished as `interrupted`).
   const int estop = interrupt_after({"estop", "--pendulum", "--duration", "20", "--dt", "1e-5", "-o", dir.path()},
-                                    std::chrono::milliseconds(300));
+                                    std::chrono::milliseconds(100));
   ASSERT_TRUE(WIFEXITED(estop)) << "killed by the signal: " << estop;
   EXPECT_EQ(WEXITSTATUS(estop), 130);
   for (const char* log : {"/estop_consistent.status.yaml", "/estop_naive.status.yaml"})
@@ -199,7 +211,7 @@ TEST(RobustCli, CtrlCEndsTheLongCommandsWithExitCode130) {
       EXPECT_TRUE(yaml.rfind("status: interrupted\n", 0) == 0 || yaml.rfind("status: completed\n", 0) == 0) << yaml;
     }
   const int bench = interrupt_after({"bench", test::model_path("talos_reduced"), "--states", "1000000"},
-                                    std::chrono::milliseconds(300));
+                                    std::chrono::milliseconds(100));
   ASSERT_TRUE(WIFEXITED(bench)) << "killed by the signal: " << bench;
   EXPECT_EQ(WEXITSTATUS(bench), 130);
 }
