@@ -366,7 +366,8 @@ int run_estop(const EstopOptions& o) {
     std::error_code ec;
     fs::create_directories(o.output, ec);
     if (ec) throw std::runtime_error("cannot create the output folder '" + o.output + "': " + ec.message());
-    for (const char* stem : {"estop_consistent", "estop_naive"}) check_log_target(o.format, (fs::path(o.output) / stem).string());
+    for (const char* stem : {"estop_consistent", "estop_naive"})
+      check_log_target(o.format, (fs::path(o.output) / stem).string());
   } catch (const std::exception& e) {
     std::cerr << "articula estop: error: " << e.what() << "\n";
     return 2;

@@ -171,8 +171,9 @@ Command add_run_command(CLI::App& app) {
       ->check(CLI::IsMember({"consistent", "naive", "none", "full", "range", "projector", "minimal", "locks"}));
   sub->add_option("--duration", o->duration, "Simulated time [s] instead of the file's");
   sub->add_flag("-q,--quiet", o->quiet, "No progress bar; print only the status and the log files");
-  o->joint_limits_flag = sub->add_flag("--joint-limits,!--no-joint-limits", o->joint_limits,
-                "Enforce the URDF joint position limits as exact stops (or not), whatever the file says");
+  o->joint_limits_flag =
+      sub->add_flag("--joint-limits,!--no-joint-limits", o->joint_limits,
+                    "Enforce the URDF joint position limits as exact stops (or not), whatever the file says");
   return [o] { return run(*o); };
 }
 

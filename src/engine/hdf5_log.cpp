@@ -183,7 +183,8 @@ class Hdf5Log final : public LogSink {
     const bool newly_failed = !write_error_.empty() && status.status != "error";
     if (newly_failed) {
       final_status.status = "error";
-      final_status.message = write_error_ + (status.message.empty() ? std::string() : " (the run: " + status.message + ")");
+      final_status.message =
+          write_error_ + (status.message.empty() ? std::string() : " (the run: " + status.message + ")");
     }
     try {
       write_status(final_status);

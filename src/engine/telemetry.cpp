@@ -28,9 +28,8 @@ std::unique_ptr<LogSink> make_log(LogFormat format, const std::string& stem, dou
 
 void check_log_target(LogFormat format, const std::string& stem) {
   const std::vector<std::string> files =
-      format == LogFormat::Csv
-          ? std::vector<std::string>{stem + ".csv", stem + ".events.csv", stem + ".status.yaml"}
-          : std::vector<std::string>{stem + ".h5"};
+      format == LogFormat::Csv ? std::vector<std::string>{stem + ".csv", stem + ".events.csv", stem + ".status.yaml"}
+                               : std::vector<std::string>{stem + ".h5"};
   auto fail = [](const std::string& path, const std::string& why) {
     throw std::runtime_error("cannot write the log '" + path + "': " + why);
   };

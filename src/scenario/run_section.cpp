@@ -127,8 +127,8 @@ void read_outputs(Build& b) {
     const fs::path p(stem);
     bool up = false;
     for (const fs::path& part : p) up = up || part == "..";
-    if (p.is_absolute() || up || stem.find('\\') != std::string::npos || stem.back() == '/' ||
-        p.filename() == "." || p.filename() == "..")
+    if (p.is_absolute() || up || stem.find('\\') != std::string::npos || stem.back() == '/' || p.filename() == "." ||
+        p.filename() == "..")
       at.fail("expected a file stem inside the output folder (-o), e.g. run or logs/run; got " + at.describe() +
               " (no absolute path, no '..', no trailing '/')");
   };

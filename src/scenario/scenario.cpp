@@ -89,8 +89,8 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
     if (!b.root.has("name"))
       if (const std::string bad = scenario_detail::text_problem(s.name, false); !bad.empty())
         throw ScenarioError(source_name, 0, 0, "",
-                            "the file name '" + scenario_detail::printable(s.name) +
-                                "' is not printable UTF-8 text (" + bad + "): give the scenario a `name`");
+                            "the file name '" + scenario_detail::printable(s.name) + "' is not printable UTF-8 text (" +
+                                bad + "): give the scenario a `name`");
     // The name is the default output folder articula_out/<name>: one plain folder name.
     if (b.root.has("name") &&
         (s.name.empty() || s.name == "." || s.name == ".." || s.name.find_first_of("/\\") != std::string::npos))

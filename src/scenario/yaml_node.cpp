@@ -58,7 +58,8 @@ std::string printable(const std::string& text) {
     const std::size_t n = utf8_length(text, i);
     const auto c = static_cast<unsigned char>(text[i]);
     // C0 controls, DEL and the C1 controls U+0080 … U+009F (UTF-8 C2 80 … C2 9F) are escaped.
-    const bool control = n == 1 ? (c < 0x20 || c == 0x7f) : n == 2 && c == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0;
+    const bool control =
+        n == 1 ? (c < 0x20 || c == 0x7f) : n == 2 && c == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0;
     if (n == 0 || control) {
       for (std::size_t k = 0; k < (n == 0 ? 1 : n); ++k) {
         char hex[8];

@@ -103,7 +103,8 @@ TEST(RobustCli, ALogThatCannotBeOpenedIsBadInputExit2) {
   EXPECT_EQ(taken.code, 2) << taken.output;
   EXPECT_TRUE(contains(taken.output, dir.path() + "/taken/run.csv': a folder is in its place")) << taken.output;
   std::ofstream(dir.path() + "/plain_file") << "x";  // -o names a file
-  const test::CliResult file_out = test::run_cli("run -q " + quoted(file) + " -o " + quoted(dir.path() + "/plain_file"));
+  const test::CliResult file_out =
+      test::run_cli("run -q " + quoted(file) + " -o " + quoted(dir.path() + "/plain_file"));
   EXPECT_EQ(file_out.code, 2) << file_out.output;
   EXPECT_TRUE(contains(file_out.output, dir.path() + "/plain_file")) << file_out.output;
   const test::CliResult estop = test::run_cli("estop --pendulum --duration 1 -o " + quoted(dir.path() + "/plain_file"));
@@ -136,15 +137,16 @@ TEST(RobustCli, InputsThatAreNotFilesAreNamedAndNeverRead) {
 TEST(RobustCli, CodegenNameMustBeACppIdentifierAndNotAKeyword) {
   const test::ScratchDir dir("cli_codegen_name");
   const std::string model = quoted(test::model_path("pendulum3r"));
-  for (const auto& [name, why] : std::vector<std::pair<std::string, std::string>>{
-           {"class", "a C++ keyword"},
-           {"9lives", "not a C++ identifier"},
-           {"my-robot", "not a C++ identifier"},
-           {"a b", "not a C++ identifier"},
-           {"../x", "not a C++ identifier"},
-           {"my__robot", "a reserved identifier"},
-           {"_Robot", "a reserved identifier"}}) {
-    const test::CliResult r = test::run_cli("codegen " + model + " --name " + quoted(name) + " -o " + quoted(dir.path()));
+  for (const auto& [name, why] :
+       std::vector<std::pair<std::string, std::string>>{{"class", "a C++ keyword"},
+                                                        {"9lives", "not a C++ identifier"},
+                                                        {"my-robot", "not a C++ identifier"},
+                                                        {"a b", "not a C++ identifier"},
+                                                        {"../x", "not a C++ identifier"},
+                                                        {"my__robot", "a reserved identifier"},
+                                                        {"_Robot", "a reserved identifier"}}) {
+    const test::CliResult r =
+        test::run_cli("codegen " + model + " --name " + quoted(name) + " -o " + quoted(dir.path()));
     EXPECT_EQ(r.code, 2) << name << "\n" << r.output;
     EXPECT_TRUE(contains(r.output, "--name '" + name + "' is " + why)) << r.output;
   }
@@ -186,7 +188,8 @@ int interrupt_after(const std::vector<std::string>& args, std::chrono::milliseco
     std::ifstream status("/proc/" + std::to_string(pid) + "/status");
     std::string line;
     while (std::getline(status, line))
-      if (line.rfind("SigCgt:", 0) == 0) return (std::stoull(line.substr(7), nullptr, 16) & (1ull << (SIGINT - 1))) != 0;
+      if (line.rfind("SigCgt:", 0) == 0)
+        return (std::stoull(line.substr(7), nullptr, 16) & (1ull << (SIGINT - 1))) != 0;
     return false;
   };
   while (!catches_sigint() && std::chrono::steady_clock::now() < deadline)

@@ -131,20 +131,22 @@ TEST(ScenarioInput, RunsThatCouldNeverEndAreErrorsNamingTheLimit) {
   const BadFile tolerance = write_file(
       "tiny_tolerance", model() + "duration: 1\nintegrator: {method: dopri5, abs_tol: 1e-300, rel_tol: 1e-300}\n");
   expect_error(tolerance, "1e-300", "integrator.abs_tol", {"1e-14"});
-  const BadFile rel = write_file("tiny_rel_tolerance", model() + "duration: 1\nintegrator: {method: dopri5, rel_tol: 1e-300}\n");
+  const BadFile rel =
+      write_file("tiny_rel_tolerance", model() + "duration: 1\nintegrator: {method: dopri5, rel_tol: 1e-300}\n");
   expect_error(rel, "1e-300", "integrator.rel_tol", {"1e-14"});
   const BadFile adaptive = write_file("long_adaptive", model() + "duration: 1e12\nintegrator: {method: dopri5}\n");
   expect_error(adaptive, "1e12", "duration", {"max_step", "limit of 1e+09"});
   // 1e9 steps may run, but not be logged row by row: the log limit names output.period.
   const BadFile big_log = write_file("big_log", model() + "duration: 1e6\n");
   expect_error(big_log, "1e6", "duration", {"1e+09 rows", "limit of 1e+08", "output.period"});
-  const BadFile big_period = write_file("big_log_period", model() + "duration: 1e6\noutput: {csv: true, period: 1e-3}\n");
+  const BadFile big_period =
+      write_file("big_log_period", model() + "duration: 1e6\noutput: {csv: true, period: 1e-3}\n");
   expect_error(big_period, "1e-3", "output.period", {"1e+09 rows"});
   EXPECT_NO_THROW(parse_scenario(model() + "duration: 1e6\noutput: {csv: true, period: 1}\n", "p.yaml", "."));
   EXPECT_NO_THROW(parse_scenario(model() + "duration: 1e6\noutput: {csv: false}\n", "p.yaml", "."));
   // --duration of the command line, checked the same way.
-  const test::CliResult r = test::run_cli("run --quiet '" + write_file("short", model() + "duration: 1\n").path +
-                                          "' --duration 1e12");
+  const test::CliResult r =
+      test::run_cli("run --quiet '" + write_file("short", model() + "duration: 1\n").path + "' --duration 1e12");
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("key '--duration'"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("limit of 1e+09"), std::string::npos) << r.output;
@@ -153,7 +155,8 @@ TEST(ScenarioInput, RunsThatCouldNeverEndAreErrorsNamingTheLimit) {
 TEST(ScenarioInput, OutputStemsMustStayInsideTheOutputFolder) {
   const std::string out = (fs::path(testing::TempDir()) / "articula_scenario_input_test" / "stems_out").string();
   fs::remove_all(out);
-  const BadFile absolute = write_file("absolute_stem", model() + "duration: 0.01\noutput: {csv: /tmp/articula_escape}\n");
+  const BadFile absolute =
+      write_file("absolute_stem", model() + "duration: 0.01\noutput: {csv: /tmp/articula_escape}\n");
   expect_error(absolute, "/tmp/articula_escape", "output.csv", {"'/tmp/articula_escape'", "inside the output folder"});
   const BadFile up = write_file("up_stem", model() + "duration: 0.01\noutput: {hdf5: logs/../../../escape}\n");
   expect_error(up, "logs/", "output.hdf5", {"'logs/../../../escape'", "'..'"});
