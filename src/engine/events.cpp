@@ -91,6 +91,9 @@ EventAction EventAction::set_command(std::string motor, double value) {
   return {Kind::SetCommand, std::move(motor), JumpForm::None, value};
 }
 EventAction EventAction::stop() { return {Kind::Stop, "", JumpForm::None, 0.0}; }
+EventAction EventAction::stop_signal(int category, double cat1_max_time) {
+  return {Kind::StopSignal, "", JumpForm::Auto, cat1_max_time, category};
+}
 
 std::string EventAction::describe() const {
   std::ostringstream s;
@@ -106,6 +109,13 @@ std::string EventAction::describe() const {
       break;
     case Kind::Stop:
       s << "stop";
+      break;
+    case Kind::StopSignal:
+      s << "stop signal, category " << category;
+      if (category == 1 && std::isfinite(value)) s << " (max time " << value << " s)";
+      break;
+    case Kind::Brake:
+      s << target;
       break;
   }
   return s.str();
