@@ -222,3 +222,179 @@ TEST(Brakes, BadInputIsAnErrorNamingTheBrake) {
 
 }  // namespace
 }  // namespace articula
+
+namespace articula {
+namespace {
+
+// q at time t from a run's recorded samples (positions are continuous at a jump).
+VectorX q_at(const RunResult& r, double t) {
+  for (const VectorX& s : r.samples)
+    if (s[0] == t) return s.segment(1, 6);
+  ADD_FAILURE() << "no sample at t = " << t;
+  return VectorX::Zero(6);
+}
+
+BrakeStudyConfig rx130_config() {
+  const std::string path = test::model_path("rx130_standin");
+  return default_estop_config(path.substr(0, path.rfind('/')));
+}
+
+// RX130 stand-in: joint_3 at rest, its friction brake stuck from t = 0; joint_2's pin brake
+// engages at 0.05 s with a velocity jump. The friction brake carries no impulse: joint_3 slips
+// through, and the jump conserves the momentum of every joint but joint_2.
+RunResult run_rx130(Robot& robot, bool friction3, VectorX* q_end = nullptr) {
+  const BrakeStudyConfig c = rx130_config();
+  robot.add_brake({.name = "b2", .joint = "joint_2", .kind = BrakeKind::Pin, .delay = 0.05,
+                   .torque = std::numeric_limits<double>::infinity()});
+  if (friction3)
+    robot.add_brake({.name = "b3", .joint = "joint_3", .torque = 40.0, .static_torque = 1e4});
+  else
+    robot.add_brake({.name = "b3", .joint = "joint_3", .kind = BrakeKind::Pin,
+                     .torque = std::numeric_limits<double>::infinity()});
+  SimulationOptions o;
+  o.record_samples = true;
+  o.log_period = 0.01;
+  Simulator sim(robot, o);
+  VectorX v = c.v0;
+  v[2] = 0.0;
+  sim.set_state(c.q0, v);
+  sim.add_event({"estop", 0.0, {}, 0, false, {EventAction::stop_signal()}});
+  RunResult r = sim.run(0.3);
+  if (q_end) *q_end = sim.q();
+  return r;
+}
+
+TEST(Brakes, StuckFrictionBrakeSlipsThroughAPinImpactOnTheRx130) {
+  Robot robot = Robot::from_urdf(test::model_path("rx130_standin"));
+  VectorX q_friction;
+  const RunResult r = run_rx130(robot, true, &q_friction);
+  ASSERT_TRUE(r.ok()) << r.message;
+  const EventRecord* jump = find_event(r, "b2.engage");
+  ASSERT_NE(jump, nullptr);
+  EXPECT_NEAR(jump->time, 0.05, 1e-12);
+  ASSERT_TRUE(jump->jumped);
+  // joint_3 was held (at rest) until then, and slips through the impact.
+  EXPECT_EQ(std::abs(jump->v_minus[2]), 0.0);
+  EXPECT_NE(std::find(jump->names.begin(), jump->names.end(), "b3.slip_through"), jump->names.end());
+  EXPECT_GT(std::abs(jump->v_plus[2]), 1e-3);
+  EXPECT_EQ(jump->v_plus[1], 0.0);
+  // M Δv = −Jᵀ Λ with only joint_2's row: zero on every other joint.
+  Data data(robot.model());
+  const VectorX q_jump = q_at(r, jump->time);
+  const MatrixX M = crba(robot.model(), data, q_jump);
+  const VectorX p = M * (jump->v_plus - jump->v_minus);
+  for (int i = 0; i < 6; ++i) {
+    if (i == 1) continue;
+    EXPECT_LT(std::abs(p[i]), 1e-10) << "joint_" << i + 1;
+  }
+  EXPECT_GT(std::abs(p[1]), 1e-3);
+  // The ideal model (joint_3 held rigidly through the impact) stops elsewhere.
+  Robot ideal = Robot::from_urdf(test::model_path("rx130_standin"));
+  VectorX q_ideal;
+  ASSERT_TRUE(run_rx130(ideal, false, &q_ideal).ok());
+  EXPECT_GT(std::abs(q_friction[2] - q_ideal[2]), 1e-3);
+}
+
+TEST(Brakes, BrakeEnergyEqualsTheMechanicalEnergyDrop) {
+  const BrakeStudyConfig c = rx130_config();
+  Robot robot = Robot::from_urdf(c.urdf);
+  robot.add_brake({.name = "b1", .joint = "joint_1", .delay = 0.02, .torque = 300.0});
+  robot.add_brake({.name = "b2", .joint = "joint_2", .kind = BrakeKind::Pin, .delay = 0.04,
+                   .torque = std::numeric_limits<double>::infinity()});
+  robot.add_brake({.name = "b3", .joint = "joint_3", .delay = 0.01, .torque = 150.0, .static_torque = 200.0});
+  Simulator sim(robot);
+  sim.set_state(c.q0, c.v0);
+  sim.add_event({"estop", 0.0, {}, 0, false, {EventAction::stop_signal()}});
+  const double e0 = sim.kinetic_energy() + sim.potential_energy();
+  const RunResult r = sim.run(0.4);
+  ASSERT_TRUE(r.ok()) << r.message;
+  ASSERT_NE(find_event(r, "b3.stick"), nullptr);
+  const double e1 = sim.kinetic_energy() + sim.potential_energy();
+  const double dissipated = sim.brake_energy().sum();
+  EXPECT_GT(dissipated, 1.0);
+  EXPECT_NEAR(e0 - e1, dissipated, 1e-6 * e0);
+  EXPECT_GT(sim.brake_energy()[1], 0.0);  // the pin's Carnot loss
+}
+
+// Zero-delay, infinite-torque pin brakes are today's ideal locks: the same run, bit for bit.
+TEST(Brakes, IdealPinBrakesReproduceTheEstopRun) {
+  const BrakeStudyConfig c = rx130_config();
+  auto ideal = [&](const std::vector<BrakeEvent>& events) {
+    Robot robot = Robot::from_urdf(c.urdf);
+    Simulator sim(robot);
+    for (const BrakeEvent& e : events) {
+      const std::string name = "brake_" + e.joints.front();
+      robot.constraints().add(std::make_shared<JointLock>(robot.model(), name, e.joints), false);
+      sim.add_event({name, e.time, {}, 0, false, {EventAction::enable(name)}});
+    }
+    sim.set_state(c.q0, c.v0);
+    EXPECT_TRUE(sim.run(c.duration).ok());
+    return std::pair<VectorX, VectorX>{sim.q(), sim.v()};
+  };
+  // One stop signal at 0.05 s, every brake at once (zero delay).
+  {
+    Robot robot = Robot::from_urdf(c.urdf);
+    for (const char* j : {"joint_1", "joint_2", "joint_3"})
+      robot.add_brake({.name = std::string("brake.") + j, .joint = j, .kind = BrakeKind::Pin,
+                       .torque = std::numeric_limits<double>::infinity()});
+    Simulator sim(robot);
+    sim.set_state(c.q0, c.v0);
+    sim.add_event({"estop", 0.05, {}, 0, false, {EventAction::stop_signal()}});
+    ASSERT_TRUE(sim.run(c.duration).ok());
+    const auto [q, v] = ideal({{0.05, {"joint_1", "joint_2", "joint_3"}}});
+    EXPECT_EQ(sim.q(), q);
+    EXPECT_EQ(sim.v(), v);
+  }
+  // The bundled schedule (0.05, 0.10, 0.15 s) as delays after a signal at 0; against the study.
+  {
+    Robot robot = Robot::from_urdf(c.urdf);
+    for (const BrakeEvent& e : c.events)
+      robot.add_brake({.name = "brake." + e.joints.front(), .joint = e.joints.front(), .kind = BrakeKind::Pin,
+                       .delay = e.time, .torque = std::numeric_limits<double>::infinity()});
+    Simulator sim(robot);
+    sim.set_state(c.q0, c.v0);
+    sim.add_event({"estop", 0.0, {}, 0, false, {EventAction::stop_signal()}});
+    ASSERT_TRUE(sim.run(c.duration).ok());
+    const auto [q, v] = ideal(c.events);
+    EXPECT_EQ(sim.q(), q);
+    EXPECT_EQ(sim.v(), v);
+    const BrakeStudyResult study = run_brake_study(c);
+    EXPECT_LT((sim.q() - study.q_final).norm(), 1e-8);
+  }
+}
+
+TEST(Brakes, StopSignalCategory1DeceleratesAtTheEffortLimitThenBrakes) {
+  // ω₀ = 2, I = 1, effort limit 4: standstill at 0.5 s (drive cut there), the brake engages
+  // 0.1 s later at rest and sticks.
+  Robot robot = flywheel(1.0);
+  robot.add_motor({.name = "m", .joint = "hinge", .effort_limit = 4.0});
+  robot.add_brake({.name = "b", .joint = "hinge", .delay = 0.1, .torque = 1.0});
+  Simulator sim(robot);
+  sim.set_state(VectorX::Zero(1), VectorX::Constant(1, 2.0));
+  sim.add_event({"stop1", 0.0, {}, 0, false, {EventAction::stop_signal(1)}});
+  const RunResult r = sim.run(1.0);
+  ASSERT_TRUE(r.ok()) << r.message;
+  const EventRecord* standstill = find_event(r, "drive.m.standstill");
+  ASSERT_NE(standstill, nullptr);
+  EXPECT_NEAR(standstill->time, 0.5, 1e-8);
+  const EventRecord* engage = find_event(r, "b.engage");
+  ASSERT_NE(engage, nullptr);
+  EXPECT_NEAR(engage->time, 0.6, 1e-8);
+  EXPECT_EQ(sim.brake_states()[0], BrakeState::Stuck);
+  EXPECT_NEAR(sim.q()[0], 0.5, 1e-8);
+  // With max_time 0.2 s the drive is cut at 0.2 s (ω = 1.2), the brake engages at 0.3 s.
+  Robot robot2 = flywheel(1.0);
+  robot2.add_motor({.name = "m", .joint = "hinge", .effort_limit = 4.0});
+  robot2.add_brake({.name = "b", .joint = "hinge", .delay = 0.1, .torque = 1.0});
+  Simulator sim2(robot2);
+  sim2.set_state(VectorX::Zero(1), VectorX::Constant(1, 2.0));
+  sim2.add_event({"stop1", 0.0, {}, 0, false, {EventAction::stop_signal(1, 0.2)}});
+  const RunResult r2 = sim2.run(2.0);
+  ASSERT_TRUE(r2.ok()) << r2.message;
+  const EventRecord* stick = find_event(r2, "b.stick");
+  ASSERT_NE(stick, nullptr);
+  EXPECT_NEAR(stick->time, 0.3 + 1.2 / 1.0, 1e-8);
+}
+
+}  // namespace
+}  // namespace articula
