@@ -114,9 +114,13 @@ std::string EventAction::describe() const {
       s << "stop signal, category " << category;
       if (category == 1 && std::isfinite(value)) s << " (max time " << value << " s)";
       break;
-    case Kind::Brake:
-      s << target;
+    case Kind::Brake: {
+      // Codes of Simulator::Impl::BrakeSwitch (brakes.cpp).
+      static const char* const what[] = {"engage", "stick (lock on)", "release (slips)", "overload reported",
+                                         "standstill (drive cut, brake armed)", "category-1 max time (drives cut)"};
+      s << target << ": " << (category >= 0 && category < 6 ? what[category] : "?");
       break;
+    }
   }
   return s.str();
 }
