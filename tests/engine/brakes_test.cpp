@@ -133,6 +133,31 @@ TEST(Brakes, GravityHoldThenLocatedReleaseWithAPayload) {
   EXPECT_NEAR(sim.brake_energy()[0], slip * (sim.q()[0] - theta), 1e-12);
 }
 
+TEST(Brakes, AHoldBeyondStaticTorqueAtTheStickSlipsAtOnceTheOtherWay) {
+  // A rod at rest, horizontal, under gravity m g l = 9.81 N m; the brake engages at rest but
+  // holds only 5 N m: it lets go at the same instant and slips at 4 N m, the rod falling with
+  // θ̈ = (m g l − 4) / (m l² + 0.01).
+  ModelBuilder b("rod");
+  b.add_body("rod", "", "hinge", JointType::Revolute, Transform(), Vector3::UnitY(),
+             Inertia::from_com(2.0, Vector3(0.5, 0, 0), 0.01 * Matrix3::Identity()));
+  Robot robot(b.build());
+  robot.add_brake({.name = "b", .joint = "hinge", .torque = 4.0, .static_torque = 5.0});
+  SimulationOptions o;
+  o.record_samples = true;
+  Simulator sim(robot, o);
+  sim.add_event({"estop", 0.0, {}, 0, false, {EventAction::stop_signal()}});
+  const RunResult r = sim.run(0.01);
+  ASSERT_TRUE(r.ok()) << r.message;
+  const EventRecord* release = find_event(r, "b.release");
+  ASSERT_NE(release, nullptr);
+  EXPECT_EQ(release->time, 0.0);
+  EXPECT_EQ(sim.brake_states()[0], BrakeState::Slipping);
+  EXPECT_DOUBLE_EQ(sim.brake_torques()[0], -4.0);
+  const VectorX& last = r.samples.back();
+  const double theta = last[column(r, "q.hinge")];
+  EXPECT_NEAR(last[column(r, "a.hinge")], (2.0 * 9.81 * 0.5 * std::cos(theta) - 4.0) / 0.51, 1e-9);
+}
+
 TEST(Brakes, PinBrakeLocksWithTheConsistentJumpAndDissipatesTheCarnotLoss) {
   const double I = 0.5, w0 = 3.0;
   Robot robot = flywheel(I);
