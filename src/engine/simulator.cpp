@@ -79,6 +79,10 @@ void Simulator::add_event(Event event) {
   if (event.actions.empty()) throw std::invalid_argument(what + "has no action");
   for (const EventAction& a : event.actions) {
     if (a.kind == EventAction::Kind::Enable || a.kind == EventAction::Kind::Disable) {
+      for (const Brake& b : robot_.brakes())
+        if (b.name == a.target && !impl_->registering)
+          throw std::invalid_argument(what + "constraint '" + a.target + "' is the lock of brake '" + b.name +
+                                      "': the brake switches it (use stop_signal)");
       if (!robot_.constraints().contains(a.target)) {
         std::string names;
         for (const auto& n : robot_.constraints().names()) names += (names.empty() ? "" : ", ") + n;

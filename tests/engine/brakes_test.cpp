@@ -235,6 +235,15 @@ TEST(Brakes, BadInputIsAnErrorNamingTheBrake) {
   expect_error([&] { robot.add_brake({.name = "nomotor", .joint = "joint_2", .motor_torque = 1.0}); }, "motor");
   Robot mixed(test::mixed_model(false));
   expect_error([&] { mixed.add_brake({.name = "ball", .joint = "j_sph", .torque = 1.0}); }, "not a 1-dof joint");
+  {
+    Simulator sim(robot);  // the brake's lock is the brake's to switch
+    expect_error([&] { sim.add_event({"grab", 0.1, {}, 0, false, {EventAction::disable("b1")}}); }, "brake 'b1'");
+    Event user;
+    user.name = "fake";
+    user.time = 0.1;
+    user.actions = {EventAction::stop_signal(3)};
+    EXPECT_THROW(sim.add_event(user), std::invalid_argument);
+  }
   EXPECT_THROW(parse_brake_kind("disc"), std::invalid_argument);
   EXPECT_EQ(parse_brake_kind("pin"), BrakeKind::Pin);
   // motor_torque · gear_ratio, static default = torque.
