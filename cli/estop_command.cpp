@@ -33,6 +33,8 @@ struct EstopOptions {
   std::string format_text = "csv";
   std::string plot;
   bool pendulum = false;
+  std::string brakes_model = "ideal";  // ideal | pin | friction (docs/brakes.md)
+  std::string brake_torque;            // friction: N m at the joint, one or one per brake event
 };
 
 // The bundled models/ folder: $ARTICULA_MODELS_DIR, then <exe>/../share/articula/models (an
@@ -158,6 +160,86 @@ RunResult log_with_engine(const Model& model, const BrakeStudyConfig& cfg, JumpF
   sim.add_log(std::move(sink));
   const StopOnSignals stop_on_signals(sim);  // Ctrl-C: the log is finished as `interrupted`
   return sim.run(cfg.duration);
+}
+
+// --brakes-model pin|friction: the same schedule with real brakes (docs/brakes.md): a stop
+// signal at t = 0 arms one Brake per braked joint whose delay is its event's time; pin brakes
+// lock rigidly (infinite holding torque), friction brakes slip at `torques` [N m] and stick at
+// standstill (static torque 1.2×). Logs to `stem`; returns the run, the simulator's final state.
+struct RealBrakesRun {
+  RunResult result;
+  VectorX q, brake_energy;
+  std::vector<BrakeState> states;
+  std::vector<std::string> names;
+};
+RealBrakesRun run_real_brakes(const Model& model, const BrakeStudyConfig& cfg, BrakeKind kind,
+                              const std::vector<double>& torques, LogFormat format, const std::string& stem,
+                              std::string& path) {
+  Robot robot(model);
+  const Index flange =
+      cfg.flange_frame.empty() ? static_cast<Index>(model.frames.size() - 1) : model.frame_id(cfg.flange_frame);
+  robot.add_sensor({"flange", SensorType::Position, model.frames[flange].name});
+  std::size_t k = 0;
+  for (const BrakeEvent& e : cfg.events)
+    for (const std::string& j : e.joints) {
+      Brake b;
+      b.name = "brake." + j;
+      b.joint = j;
+      b.kind = kind;
+      b.delay = e.time;
+      b.torque = kind == BrakeKind::Pin ? std::numeric_limits<double>::infinity()
+                                        : torques[std::min(k, torques.size() - 1)];
+      if (kind == BrakeKind::Friction) b.static_torque = 1.2 * b.torque;
+      robot.add_brake(b);
+      ++k;
+    }
+  SimulationOptions options;
+  options.dt = cfg.dt;
+  options.log_period = cfg.sample_period;
+  Simulator sim(robot, options);
+  sim.add_event({"stop_signal", 0.0, {}, 0, false, {EventAction::stop_signal(0)}});
+  sim.set_state(cfg.q0, cfg.v0);
+  auto sink = make_log(format, stem);
+  path = sink->path();
+  sim.add_log(std::move(sink));
+  RealBrakesRun out;
+  out.result = sim.run(cfg.duration);
+  out.q = sim.q();
+  out.brake_energy = sim.brake_energy();
+  out.states = sim.brake_states();
+  for (const Brake& b : robot.brakes()) out.names.push_back(b.name);
+  return out;
+}
+
+// The brake model beside the ideal locks (the consistent column): stop pose and flange.
+void print_real_brakes(const Model& model, const BrakeStudyConfig& cfg, const BrakeStudyResult& ideal,
+                       const std::string& label, const RealBrakesRun& real) {
+  Data data(model);
+  forward_kinematics(model, data, real.q);
+  const Index flange =
+      cfg.flange_frame.empty() ? static_cast<Index>(model.frames.size() - 1) : model.frame_id(cfg.flange_frame);
+  const Vector3 p = frame_placement(model, data, flange).p;
+  std::printf("\nBrake model '%s' (stop signal at 0 s, each brake engages at its time above) vs ideal locks:\n",
+              label.c_str());
+  std::printf("  %-30s %14s %14s %14s\n", "", "ideal", label.c_str(), "difference");
+  const auto names = coordinate_names(model);
+  for (int i = 0; i < model.nq; ++i)
+    std::printf("  %-30s %14.3f %14.3f %14.3f\n", (names[static_cast<std::size_t>(i)] + " [deg]").c_str(),
+                ideal.q_final[i] * kRadToDeg, real.q[i] * kRadToDeg, (real.q[i] - ideal.q_final[i]) * kRadToDeg);
+  const char* axis[3] = {"x", "y", "z"};
+  for (int i = 0; i < 3; ++i)
+    std::printf("  %-30s %14.4f %14.4f %14.4f\n", (std::string("flange ") + axis[i] + " [m]").c_str(),
+                ideal.flange_final[i], p[i], p[i] - ideal.flange_final[i]);
+  std::printf("  flange stop poses differ by %.1f mm\n", (p - ideal.flange_final).norm() * 1e3);
+  std::printf("  %-16s %-10s %12s\n", "brake", "state", "energy [J]");
+  for (std::size_t k = 0; k < real.names.size(); ++k)
+    std::printf("  %-16s %-10s %12.3f\n", real.names[k].c_str(), to_string(real.states[k]).c_str(),
+                real.brake_energy[static_cast<Eigen::Index>(k)]);
+  for (const EventRecord& e : real.result.events)
+    for (const std::string& n : e.names)
+      if (n.ends_with(".stick") || n.ends_with(".release") || n.ends_with(".slip_through") ||
+          n.ends_with(".overload"))
+        std::printf("  t = %.4f s  %s\n", e.time, n.c_str());
 }
 
 // Locates tools/plot_log.py: $ARTICULA_TOOLS_DIR, <exe>/../share/articula/tools, the source tree.
@@ -361,6 +443,19 @@ int run_estop(const EstopOptions& o) {
     return 2;
   }
 
+  std::vector<double> torques;
+  if (o.brakes_model != "ideal") {
+    try {
+      for (const std::string& t : split(o.brake_torque.empty() ? "600" : o.brake_torque, ',')) {
+        const double x = parse_number("--brake-torque", t);
+        if (!(x > 0)) throw std::invalid_argument("--brake-torque: '" + t + "' must be > 0 N m");
+        torques.push_back(x);
+      }
+    } catch (const std::exception& e) {
+      std::cerr << "articula estop: error: " << e.what() << "\n";
+      return 2;
+    }
+  }
   // A bad output folder is bad input: found before anything runs (exit 2).
   try {
     std::error_code ec;
@@ -368,6 +463,8 @@ int run_estop(const EstopOptions& o) {
     if (ec) throw std::runtime_error("cannot create the output folder '" + o.output + "': " + ec.message());
     for (const char* stem : {"estop_consistent", "estop_naive"})
       check_log_target(o.format, (fs::path(o.output) / stem).string());
+    if (o.brakes_model != "ideal")
+      check_log_target(o.format, (fs::path(o.output) / ("estop_" + o.brakes_model)).string());
   } catch (const std::exception& e) {
     std::cerr << "articula estop: error: " << e.what() << "\n";
     return 2;
@@ -421,6 +518,26 @@ int run_estop(const EstopOptions& o) {
         code = 1;
       }
       if (o.format == LogFormat::Csv) csv_logs.push_back(path), labels.push_back(runs[k].first);
+    }
+    if (o.brakes_model != "ideal") {
+      std::string path;
+      const BrakeKind kind = parse_brake_kind(o.brakes_model);
+      const RealBrakesRun real =
+          run_real_brakes(model, cfg, kind, torques, o.format, (dir / ("estop_" + o.brakes_model)).string(), path);
+      if (o.jump != "naive") print_real_brakes(model, cfg, cols.front().result, o.brakes_model, real);
+      std::printf("Wrote %s (%s, %ld steps, %zu events)\n", path.c_str(), to_string(real.result.status).c_str(),
+                  real.result.steps, real.result.events.size());
+      if (real.result.status == RunStatus::Interrupted) {
+        std::fprintf(stderr, "articula estop: interrupted at t = %g s; the log holds the run up to there\n",
+                     real.result.t);
+        return 130;
+      }
+      if (!real.result.ok()) {
+        std::fprintf(stderr, "articula estop: the %s brakes run failed (%s): %s\n", o.brakes_model.c_str(),
+                     to_string(real.result.status).c_str(), real.result.message.c_str());
+        code = 1;
+      }
+      if (o.format == LogFormat::Csv) csv_logs.push_back(path), labels.push_back(o.brakes_model);
     }
     if (!o.plot.empty()) {
       const auto tool = plot_tool();
@@ -479,6 +596,14 @@ Command add_estop_command(CLI::App& app) {
   sub->add_option("--jump", o->jump, "Which velocity jump to run: consistent, naive or both")
       ->check(CLI::IsMember({"consistent", "naive", "both"}))
       ->capture_default_str();
+  sub->add_option("--brakes-model", o->brakes_model,
+                  "Also run real brakes (docs/brakes.md) beside the ideal locks: pin (rigid lock at engagement) "
+                  "or friction (slips at --brake-torque, sticks at standstill); ideal: the locks only")
+      ->check(CLI::IsMember({"ideal", "pin", "friction"}))
+      ->capture_default_str();
+  sub->add_option("--brake-torque", o->brake_torque,
+                  "Friction brakes' slip torque [N m at the joint], one value or one per braked joint (default 600; "
+                  "static torque 1.2x)");
   sub->add_flag("--pendulum", o->pendulum,
                 "The 3R pendulum instead: falls from horizontal at rest, joint2 locks at 0.3 s, joint3 at 0.6 s")
       ->excludes(model);

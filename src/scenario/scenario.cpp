@@ -79,7 +79,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
                            scenario_detail::ControllerType::None};
   try {
     b.root.check_map({"name", "description", "model", "gravity", "initial", "motors", "sensors", "contacts",
-                      "constraints", "controller", "integrator", "solver", "joint_limits", "duration", "events",
+                      "constraints", "brakes", "controller", "integrator", "solver", "joint_limits", "duration", "events",
                       "output"});
     Scenario& s = b.scenario;
     s.file = source_name;
@@ -98,6 +98,7 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
     if (const Node d = b.root.get("description"); d.defined()) s.description = d.long_text();
     scenario_detail::read_model(b);
     scenario_detail::read_hardware(b);
+    scenario_detail::read_brakes(b);
     scenario_detail::read_initial(b);
     scenario_detail::read_run_settings(b);
     scenario_detail::read_outputs(b);
