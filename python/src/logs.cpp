@@ -99,16 +99,15 @@ py::object read_dataset(const std::string& path, hid_t loc, const std::string& n
 
 py::dict read_attributes(hid_t file) {
   py::dict attrs;
-  const int n = H5Aget_num_attrs(file);
-  for (int i = 0; i < n; ++i) {
-    H5 a{H5Aopen_by_idx(file, ".", H5_INDEX_NAME, H5_ITER_INC, static_cast<hsize_t>(i), H5P_DEFAULT, H5P_DEFAULT), H5Aclose};
-    char name[256];
-    H5Aget_name(a.id, sizeof name, name);
+  for (const char* name : {"status", "message", "t_end", "steps", "rows"}) {
+    if (H5Aexists(file, name) <= 0) continue;
+    H5 a{H5Aopen(file, name, H5P_DEFAULT), H5Aclose};
     H5 type{H5Aget_type(a.id), H5Tclose};
     if (H5Tget_class(type.id) == H5T_STRING) {
       char* s = nullptr;
       H5 mem{H5Tcopy(H5T_C_S1), H5Tclose};
       H5Tset_size(mem.id, H5T_VARIABLE);
+      H5Tset_cset(mem.id, H5T_CSET_UTF8);
       if (H5Aread(a.id, mem.id, &s) >= 0 && s) {
         attrs[py::str(name)] = py::str(s);
         H5free_memory(s);
