@@ -40,10 +40,13 @@ struct CallbackCaller {
 
 std::shared_ptr<CallbackConstraint> make_callback(const std::string& name, int dim, py::object jacobian,
                                                   py::object drift, py::object error) {
-  auto jc = std::make_shared<CallbackCaller>(CallbackCaller{PyCallable(std::move(jacobian)), "constraint '" + name + "' jacobian callback"});
-  auto dc = std::make_shared<CallbackCaller>(CallbackCaller{PyCallable(std::move(drift)), "constraint '" + name + "' drift callback"});
+  auto jc = std::make_shared<CallbackCaller>(
+      CallbackCaller{PyCallable(std::move(jacobian)), "constraint '" + name + "' jacobian callback"});
+  auto dc = std::make_shared<CallbackCaller>(
+      CallbackCaller{PyCallable(std::move(drift)), "constraint '" + name + "' drift callback"});
   auto vec = [dim](const py::object& r, const char* arg) -> VectorX {
-    if (dim == 1 && (py::isinstance<py::float_>(r) || py::isinstance<py::int_>(r))) return VectorX::Constant(1, r.cast<double>());
+    if (dim == 1 && (py::isinstance<py::float_>(r) || py::isinstance<py::int_>(r)))
+      return VectorX::Constant(1, r.cast<double>());
     Array k;
     return vector_arg(r, arg, dim, k);
   };
@@ -62,7 +65,8 @@ std::shared_ptr<CallbackConstraint> make_callback(const std::string& name, int d
   };
   CallbackConstraint::ErrorFn E = nullptr;
   if (!error.is_none()) {
-    auto ec = std::make_shared<CallbackCaller>(CallbackCaller{PyCallable(std::move(error)), "constraint '" + name + "' error callback"});
+    auto ec = std::make_shared<CallbackCaller>(
+        CallbackCaller{PyCallable(std::move(error)), "constraint '" + name + "' error callback"});
     E = [ec, vec](const Model& model, const Data& data, VectorRef q) {
       const py::object r = ec->call(model, data, q, nullptr);
       return ec->convert(r, [&](const py::object& x) { return vec(x, "error"); });
@@ -129,7 +133,8 @@ void init_constraints(py::module_& m) {
           },
           py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"),
           "(J (m, nv), γ (m,), e (m,)) at (q, v), after the kinematics it needs; takes the reference at q if none.")
-      .def("__repr__", [](const Constraint& c) { return "<Constraint '" + c.name() + "' dim " + std::to_string(c.dim()) + ">"; });
+      .def("__repr__",
+           [](const Constraint& c) { return "<Constraint '" + c.name() + "' dim " + std::to_string(c.dim()) + ">"; });
 
   py::class_<FramePairConstraint, Constraint, std::shared_ptr<FramePairConstraint>>(
       m, "FramePairConstraint", "Frame A held relative to frame B (the world when B is '') on the axes of a mask.")
@@ -147,8 +152,8 @@ void init_constraints(py::module_& m) {
           py::arg("lambda"), "The wrench (6,) [force N; moment N·m] (world axes, about A) of multipliers λ (m,).");
   py::class_<FrameConstraint, FramePairConstraint, std::shared_ptr<FrameConstraint>>(
       m, "FrameConstraint", "A frame held in the world: 'weld' (6 rows), 'point' (3) or any subset of axes.")
-      .def(py::init<std::string, std::string, AxisMask, std::optional<Transform>>(), py::arg("name"),
-           py::arg("frame"), py::arg("mask") = AxisMask::weld(), py::arg("reference") = py::none(),
+      .def(py::init<std::string, std::string, AxisMask, std::optional<Transform>>(), py::arg("name"), py::arg("frame"),
+           py::arg("mask") = AxisMask::weld(), py::arg("reference") = py::none(),
            "reference: the pose held (Transform); None takes it when enabled.");
   py::class_<LoopConstraint, FramePairConstraint, std::shared_ptr<LoopConstraint>>(
       m, "LoopConstraint", "A loop closure: frame A held to frame B (mask axes in B's axes).")
@@ -172,8 +177,9 @@ void init_constraints(py::module_& m) {
       .def_property_readonly("dofs", &JointLock::dofs, "The locked v indices, in row order.")
       .def_property_readonly("joints", &JointLock::joints);
   py::class_<WheelConstraint, Constraint, std::shared_ptr<WheelConstraint>>(
-      m, "WheelConstraint", "A disk of radius r [m] (centre: frame origin, spin axis in the frame) rolling without "
-                            "slipping on the plane nᵀx = h (3 rows, world axes).")
+      m, "WheelConstraint",
+      "A disk of radius r [m] (centre: frame origin, spin axis in the frame) rolling without "
+      "slipping on the plane nᵀx = h (3 rows, world axes).")
       .def(py::init([](const std::string& name, const std::string& frame, double radius, const py::object& axis,
                        const py::object& normal, double height) {
              return std::make_shared<WheelConstraint>(name, frame, radius, vec3_arg(axis, "axis"),
@@ -181,8 +187,9 @@ void init_constraints(py::module_& m) {
            }),
            py::arg("name"), py::arg("frame"), py::arg("radius"), py::arg("axis"),
            py::arg("plane_normal") = std::vector<double>{0, 0, 1}, py::arg("plane_height") = 0.0)
-      .def_property_readonly("contact_point", [](const WheelConstraint& w) { return to_array(w.contact_point()); },
-                             "(3,) [m] of the last compute.")
+      .def_property_readonly(
+          "contact_point", [](const WheelConstraint& w) { return to_array(w.contact_point()); },
+          "(3,) [m] of the last compute.")
       .def_property_readonly("radius", &WheelConstraint::radius);
   py::class_<CallbackConstraint, Constraint, std::shared_ptr<CallbackConstraint>>(
       m, "CallbackConstraint",
@@ -201,7 +208,10 @@ void init_constraints(py::module_& m) {
       .def(py::init([](std::shared_ptr<Model> model) { return std::make_unique<ConstraintSet>(*model); }),
            py::arg("model"), py::keep_alive<1, 2>())
       .def(
-          "add", [](ConstraintSet& s, std::shared_ptr<Constraint> c, bool enabled) -> Constraint& { return s.add(std::move(c), enabled); },
+          "add",
+          [](ConstraintSet& s, std::shared_ptr<Constraint> c, bool enabled) -> Constraint& {
+            return s.add(std::move(c), enabled);
+          },
           py::arg("constraint"), py::arg("enabled") = true, py::return_value_policy::reference_internal,
           "Registers a constraint (its frames / joints checked now); ArgumentError for a duplicate name.")
       .def("remove", &ConstraintSet::remove, py::arg("name"))
@@ -234,15 +244,20 @@ void init_constraints(py::module_& m) {
                                       vector_arg(v, "v", model.nv, kv));
           },
           py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"), "J only (for a velocity jump).")
-      .def_property_readonly("J", [](const ConstraintSet& s) { return to_array(MatrixX(s.J())); }, "(m, nv) copy.")
-      .def_property_readonly("gamma", [](const ConstraintSet& s) { return to_array(VectorX(s.gamma())); },
-                             "(m,) γ + kd J v + kp e, copy.")
-      .def_property_readonly("drift", [](const ConstraintSet& s) { return to_array(VectorX(s.drift())); }, "(m,) raw γ.")
-      .def_property_readonly("error", [](const ConstraintSet& s) { return to_array(VectorX(s.error())); }, "(m,) e.")
-      .def_property_readonly("lambda_", [](const ConstraintSet& s) { return to_array(VectorX(s.lambda())); },
-                             "(m,) multipliers of the last solve [N, N·m] (copy).")
-      .def("lambda_of", [](const ConstraintSet& s, const std::string& n) { return to_array(s.lambda(n)); },
-           py::arg("name"), "Multipliers of one enabled constraint (copy).")
+      .def_property_readonly(
+          "J", [](const ConstraintSet& s) { return to_array(MatrixX(s.J())); }, "(m, nv) copy.")
+      .def_property_readonly(
+          "gamma", [](const ConstraintSet& s) { return to_array(VectorX(s.gamma())); }, "(m,) γ + kd J v + kp e, copy.")
+      .def_property_readonly(
+          "drift", [](const ConstraintSet& s) { return to_array(VectorX(s.drift())); }, "(m,) raw γ.")
+      .def_property_readonly(
+          "error", [](const ConstraintSet& s) { return to_array(VectorX(s.error())); }, "(m,) e.")
+      .def_property_readonly(
+          "lambda_", [](const ConstraintSet& s) { return to_array(VectorX(s.lambda())); },
+          "(m,) multipliers of the last solve [N, N·m] (copy).")
+      .def(
+          "lambda_of", [](const ConstraintSet& s, const std::string& n) { return to_array(s.lambda(n)); },
+          py::arg("name"), "Multipliers of one enabled constraint (copy).")
       .def_property_readonly("lock_dofs", &ConstraintSet::lock_dofs);
 }
 

@@ -52,8 +52,9 @@ void init_dynamics(py::module_& m) {
       py::arg("model"), py::arg("data"), py::arg("q"), py::arg("v"),
       "forward_kinematics(q, v, 0): data.a holds the bias accelerations (frame drifts J̇ v).");
   m.def(
-      "update_frame_placements", [](const Model& model, PyData& pd) { update_frame_placements(model, data_for(model, pd)); },
-      py::arg("model"), py::arg("data"), "data.oMf for every frame (needs forward_kinematics).");
+      "update_frame_placements",
+      [](const Model& model, PyData& pd) { update_frame_placements(model, data_for(model, pd)); }, py::arg("model"),
+      py::arg("data"), "data.oMf for every frame (needs forward_kinematics).");
   m.def(
       "frame_placement",
       [](const Model& model, const PyData& pd, const py::object& frame) {
@@ -91,8 +92,9 @@ void init_dynamics(py::module_& m) {
       py::arg("model"), py::arg("data"), py::arg("q"),
       "Forward kinematics and the (6, nv) world Jacobian data.J (column k: dof k's axis motion); returns a copy.");
   m.def(
-      "update_joint_jacobians", [](const Model& model, PyData& pd) { update_joint_jacobians(model, data_for(model, pd)); },
-      py::arg("model"), py::arg("data"), "data.J from the placements already in data.oMi.");
+      "update_joint_jacobians",
+      [](const Model& model, PyData& pd) { update_joint_jacobians(model, data_for(model, pd)); }, py::arg("model"),
+      py::arg("data"), "data.J from the placements already in data.oMi.");
   m.def(
       "frame_jacobian",
       [](const Model& model, PyData& pd, const py::object& frame, ReferenceFrame ref, const py::object& q) {
@@ -162,7 +164,8 @@ void init_dynamics(py::module_& m) {
       "Joint-space inertia matrix M(q) (nv, nv) by the composite-rigid-body algorithm (RBDA §6.2, Table 6.2), "
       "armature on the diagonal, both triangles filled. Returns a copy (also data.M). Cost O(n d).");
   m.def(
-      "factorize_mass_matrix", [](const Model& model, PyData& pd) {
+      "factorize_mass_matrix",
+      [](const Model& model, PyData& pd) {
         try {
           factorize_mass_matrix(model, data_for(model, pd));
         } catch (const std::runtime_error& e) {
@@ -176,7 +179,8 @@ void init_dynamics(py::module_& m) {
       "solve_mass",
       [](const Model& model, const PyData& pd, const py::object& x) {
         const Data& d = cdata_for(model, pd);
-        if (d.Dfact.size() && d.Dinv_fact.isZero()) raise(errors().solve, "solve_mass: call factorize_mass_matrix first");
+        if (d.Dfact.size() && d.Dinv_fact.isZero())
+          raise(errors().solve, "solve_mass: call factorize_mass_matrix first");
         Array k;
         VectorX y = vector_arg(x, "x", model.nv, k);
         solve_mass(model, d, y);
@@ -184,8 +188,10 @@ void init_dynamics(py::module_& m) {
       },
       py::arg("model"), py::arg("data"), py::arg("x"), "M⁻¹ x (nv,) with the factors of factorize_mass_matrix().");
   m.def(
-      "mass_factor_l", [](const Model& model, const PyData& pd) { return to_array(mass_factor_l(model, cdata_for(model, pd))); },
-      py::arg("model"), py::arg("data"), "The unit lower-triangular L (nv, nv) of the last factorization (dense copy).");
+      "mass_factor_l",
+      [](const Model& model, const PyData& pd) { return to_array(mass_factor_l(model, cdata_for(model, pd))); },
+      py::arg("model"), py::arg("data"),
+      "The unit lower-triangular L (nv, nv) of the last factorization (dense copy).");
   m.def(
       "aba",
       [](const Model& model, PyData& pd, const py::object& q, const py::object& v, const py::object& tau,
@@ -255,7 +261,8 @@ void init_dynamics(py::module_& m) {
         Array k;
         return to_array(center_of_mass(model, data_for(model, pd), vector_arg(q, "q", model.nq, k)));
       },
-      py::arg("model"), py::arg("data"), py::arg("q"), "Centre of mass (3,) [m] in the world (also data.com, data.mass).");
+      py::arg("model"), py::arg("data"), py::arg("q"),
+      "Centre of mass (3,) [m] in the world (also data.com, data.mass).");
   m.def(
       "center_of_mass_jacobian",
       [](const Model& model, PyData& pd, const py::object& q) {

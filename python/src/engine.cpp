@@ -66,7 +66,8 @@ py::array_t<double> samples(const std::vector<VectorX>& rows, std::size_t ncols)
   py::array_t<double> a({rows.size(), ncols});
   auto r = a.mutable_unchecked<2>();
   for (std::size_t i = 0; i < rows.size(); ++i)
-    for (std::size_t j = 0; j < ncols; ++j) r(static_cast<py::ssize_t>(i), static_cast<py::ssize_t>(j)) = rows[i][static_cast<Eigen::Index>(j)];
+    for (std::size_t j = 0; j < ncols; ++j)
+      r(static_cast<py::ssize_t>(i), static_cast<py::ssize_t>(j)) = rows[i][static_cast<Eigen::Index>(j)];
   return a;
 }
 
@@ -110,7 +111,8 @@ void def_robot(py::module_& m) {
       .def(py::init([](std::string name, const py::object& type, std::string target) {
              Sensor s;
              s.name = std::move(name);
-             s.type = py::isinstance<py::str>(type) ? parse_sensor_type(type.cast<std::string>()) : type.cast<SensorType>();
+             s.type =
+                 py::isinstance<py::str>(type) ? parse_sensor_type(type.cast<std::string>()) : type.cast<SensorType>();
              s.target = std::move(target);
              return s;
            }),
@@ -122,20 +124,24 @@ void def_robot(py::module_& m) {
   py::class_<Surface>(m, "Surface", "What an elastic contact pushes against: a plane or a height field.")
       .def_static("ground", &Surface::ground, py::arg("height") = 0.0, "The plane z = height [m].")
       .def_static(
-          "plane", [](const py::object& p, const py::object& n) { return Surface::plane(vec3_arg(p, "point"), vec3_arg(n, "normal")); },
+          "plane",
+          [](const py::object& p, const py::object& n) {
+            return Surface::plane(vec3_arg(p, "point"), vec3_arg(n, "normal"));
+          },
           py::arg("point"), py::arg("normal"), "A half-space through point (3,) [m] with outward normal (3,).")
       .def_static(
           "height_field",
           [](py::object f) {
             PyCallable c(std::move(f));
-            return Surface::height_field([c](double x, double y) { return c.call("a height field", x, y).cast<double>(); });
+            return Surface::height_field(
+                [c](double x, double y) { return c.call("a height field", x, y).cast<double>(); });
           },
           py::arg("height"), "z = height(x, y) [m] (a Python callable).");
   py::class_<ElasticContact>(m, "ElasticContact",
                              "A contact point on a frame against a surface: f_n = max(0, k δ − d δ̇), regularized "
                              "Coulomb friction.")
-      .def(py::init([](std::string name, std::string frame, const py::object& offset, const Surface& surface,
-                       double k, double d, double mu, double slip) {
+      .def(py::init([](std::string name, std::string frame, const py::object& offset, const Surface& surface, double k,
+                       double d, double mu, double slip) {
              ElasticContact c;
              c.name = std::move(name);
              c.frame = std::move(frame);
@@ -171,10 +177,12 @@ void def_robot(py::module_& m) {
           },
           py::arg("path"), py::arg("floating") = false)
       .def_property_readonly("model", [](const Robot& r) { return std::const_pointer_cast<Model>(r.model_ptr()); })
-      .def_property_readonly("base_model", [](const Robot& r) { return std::make_shared<Model>(r.base_model()); },
-                             "The model as loaded (a copy).")
-      .def("set_gravity", [](Robot& r, const py::object& g) { r.set_gravity(vec3_arg(g, "g")); }, py::arg("g"),
-           "Gravity (3,) [m/s²].")
+      .def_property_readonly(
+          "base_model", [](const Robot& r) { return std::make_shared<Model>(r.base_model()); },
+          "The model as loaded (a copy).")
+      .def(
+          "set_gravity", [](Robot& r, const py::object& g) { r.set_gravity(vec3_arg(g, "g")); }, py::arg("g"),
+          "Gravity (3,) [m/s²].")
       .def_property_readonly("constraints", py::overload_cast<>(&Robot::constraints),
                              py::return_value_policy::reference_internal)
       .def("add_motor", &Robot::add_motor, py::arg("motor"), py::return_value_policy::copy)
@@ -218,21 +226,36 @@ void def_events(py::module_& m) {
       py::arg("robot"), py::arg("terms"), py::arg("bias") = std::map<std::string, double>{}, py::keep_alive<0, 1>(),
       "C++ linear feedback u[m] = bias[m] + Σ gain (signal − target), terms [(motor, signal, gain, target)]; "
       "signals q.<joint>, v.<joint>, roll|pitch|yaw.<frame>, rate.<frame>.x|y|z.");
-  m.def("feedback_signal", [](const Model& model, const std::string& s, const py::object& q, const py::object& v) {
+  m.def(
+      "feedback_signal",
+      [](const Model& model, const std::string& s, const py::object& q, const py::object& v) {
         Array kq, kv;
         return feedback_signal(model, s, vector_arg(q, "q", model.nq, kq), vector_arg(v, "v", model.nv, kv));
-      }, py::arg("model"), py::arg("signal"), py::arg("q"), py::arg("v"), "The value of one feedback signal.");
-  m.def("joint_position_guard", [](const Model& model, const std::string& j, double x) { return CppGuard{joint_position_guard(model, j, x)}; },
-        py::arg("model"), py::arg("joint"), py::arg("value"), py::keep_alive<0, 1>(), "g = q_joint − value [rad].");
-  m.def("joint_velocity_guard", [](const Model& model, const std::string& j, double x) { return CppGuard{joint_velocity_guard(model, j, x)}; },
-        py::arg("model"), py::arg("joint"), py::arg("value"), py::keep_alive<0, 1>(), "g = q̇_joint − value [rad/s].");
-  m.def("frame_height_guard", [](std::shared_ptr<Model> model, const std::string& f, double x) { return CppGuard{frame_height_guard(model, f, x)}; },
-        py::arg("model"), py::arg("frame"), py::arg("value"), "g = z of the frame origin − value [m].");
+      },
+      py::arg("model"), py::arg("signal"), py::arg("q"), py::arg("v"), "The value of one feedback signal.");
+  m.def(
+      "joint_position_guard",
+      [](const Model& model, const std::string& j, double x) { return CppGuard{joint_position_guard(model, j, x)}; },
+      py::arg("model"), py::arg("joint"), py::arg("value"), py::keep_alive<0, 1>(), "g = q_joint − value [rad].");
+  m.def(
+      "joint_velocity_guard",
+      [](const Model& model, const std::string& j, double x) { return CppGuard{joint_velocity_guard(model, j, x)}; },
+      py::arg("model"), py::arg("joint"), py::arg("value"), py::keep_alive<0, 1>(), "g = q̇_joint − value [rad/s].");
+  m.def(
+      "frame_height_guard",
+      [](std::shared_ptr<Model> model, const std::string& f, double x) {
+        return CppGuard{frame_height_guard(model, f, x)};
+      },
+      py::arg("model"), py::arg("frame"), py::arg("value"), "g = z of the frame origin − value [m].");
 
   py::class_<EventAction>(m, "EventAction", "What an event does: enable / disable a constraint, set a command, stop.")
-      .def_static("enable", [](const std::string& c, const py::object& jump) {
-        return EventAction::enable(c, py::isinstance<py::str>(jump) ? parse_jump_form(jump.cast<std::string>()) : jump.cast<JumpForm>());
-      }, py::arg("constraint"), py::arg("jump") = "auto", "Enables a constraint with a velocity jump of this form.")
+      .def_static(
+          "enable",
+          [](const std::string& c, const py::object& jump) {
+            return EventAction::enable(
+                c, py::isinstance<py::str>(jump) ? parse_jump_form(jump.cast<std::string>()) : jump.cast<JumpForm>());
+          },
+          py::arg("constraint"), py::arg("jump") = "auto", "Enables a constraint with a velocity jump of this form.")
       .def_static("disable", &EventAction::disable, py::arg("constraint"))
       .def_static("set_command", &EventAction::set_command, py::arg("motor"), py::arg("value"), "[N·m]")
       .def_static("stop", &EventAction::stop)
@@ -307,11 +330,13 @@ void def_simulator(py::module_& m) {
   };
   py::class_<SimulationOptions>(m, "SimulationOptions", "Options of a Simulator (docs/engine.md).")
       .def(py::init<>())
-      .def_property("integrator", [](const SimulationOptions& o) { return o.integrator; }, integrator,
-                    "'euler', 'semi_implicit_euler', 'rk4', 'dopri5' (or Integrator).")
+      .def_property(
+          "integrator", [](const SimulationOptions& o) { return o.integrator; }, integrator,
+          "'euler', 'semi_implicit_euler', 'rk4', 'dopri5' (or Integrator).")
       .def_readwrite("dt", &SimulationOptions::dt, "[s] fixed step / first trial step.")
       .def_readwrite("adaptive", &SimulationOptions::adaptive)
-      .def_property("method", [](const SimulationOptions& o) { return o.method; }, method)
+      .def_property(
+          "method", [](const SimulationOptions& o) { return o.method; }, method)
       .def_readwrite("event_tolerance", &SimulationOptions::event_tolerance, "[s]")
       .def_readwrite("log_period", &SimulationOptions::log_period, "[s] 0: every step.")
       .def_readwrite("max_speed", &SimulationOptions::max_speed, "|v|∞ [rad/s] above which the run has exploded.")
@@ -330,14 +355,15 @@ void def_simulator(py::module_& m) {
       .def_readonly("evaluations", &RunResult::evaluations)
       .def_readonly("events", &RunResult::events)
       .def_readonly("columns", &RunResult::columns, "Log column names.")
-      .def_property_readonly("samples", [](const RunResult& r) { return samples(r.samples, r.columns.size()); },
-                             "(rows, columns) logged rows when options.record_samples (copy).")
+      .def_property_readonly(
+          "samples", [](const RunResult& r) { return samples(r.samples, r.columns.size()); },
+          "(rows, columns) logged rows when options.record_samples (copy).")
       .def_readonly("wall_time", &RunResult::wall_time, "[s]")
       .def("ok", &RunResult::ok, "Completed or Stopped.")
       .def("real_time_factor", &RunResult::real_time_factor, "Simulated time / wall time.")
       .def("__repr__", [](const RunResult& r) {
-        return "RunResult(status=" + to_string(r.status) + ", t=" + std::to_string(r.t) + ", steps=" +
-               std::to_string(r.steps) + ")";
+        return "RunResult(status=" + to_string(r.status) + ", t=" + std::to_string(r.t) +
+               ", steps=" + std::to_string(r.steps) + ")";
       });
 
   py::class_<Simulator>(m, "Simulator",
@@ -347,7 +373,9 @@ void def_simulator(py::module_& m) {
              SimulationOptions o = options.value_or(SimulationOptions{});
              py::object po = py::cast(&o, py::return_value_policy::reference);
              for (auto item : kw) {
-               if (!py::hasattr(po, item.first)) raise(errors().argument, "Simulator: unknown option '" + py::str(item.first).cast<std::string>() + "'");
+               if (!py::hasattr(po, item.first))
+                 raise(errors().argument,
+                       "Simulator: unknown option '" + py::str(item.first).cast<std::string>() + "'");
                po.attr(item.first) = item.second;
              }
              return std::make_unique<Simulator>(robot, o);
@@ -385,7 +413,8 @@ void def_simulator(py::module_& m) {
           "add_log",
           [](Simulator& s, const std::string& path, double flush_period) {
             const bool h5 = path.size() > 3 && (path.ends_with(".h5") || path.ends_with(".hdf5"));
-            if (!h5 && !path.ends_with(".csv")) raise(errors().argument, "add_log: '" + path + "' must end in .csv or .h5");
+            if (!h5 && !path.ends_with(".csv"))
+              raise(errors().argument, "add_log: '" + path + "' must end in .csv or .h5");
             s.add_log(h5 ? make_hdf5_log(path, flush_period) : make_csv_log(path, flush_period));
           },
           py::arg("path"), py::arg("flush_period") = 0.2,
@@ -400,8 +429,7 @@ void def_simulator(py::module_& m) {
           },
           py::arg("progress"), "progress(t [s], duration [s]) about every 0.1 s of wall time.")
       .def(
-          "run",
-          [](Simulator& s, double duration) { return run_interruptible(s, [&] { return s.run(duration); }); },
+          "run", [](Simulator& s, double duration) { return run_interruptible(s, [&] { return s.run(duration); }); },
           py::arg("duration"),
           "Runs for `duration` [s] from the current time, the GIL released (taken for each Python callback). "
           "Ctrl-C ends the run between two steps with its logs finished, then raises KeyboardInterrupt "
@@ -416,24 +444,36 @@ void def_simulator(py::module_& m) {
       .def("request_stop", &Simulator::request_stop,
            "Asks the current (or next) run to end before its next step (status Interrupted); thread-safe.")
       .def_property_readonly("time", &Simulator::time, "[s]")
-      .def_property_readonly("q", [](const Simulator& s) { return to_array(s.q()); }, "(nq,) copy.")
-      .def_property_readonly("v", [](const Simulator& s) { return to_array(s.v()); }, "(nv,) copy.")
-      .def_property_readonly("vdot", [](const Simulator& s) { return to_array(s.vdot()); }, "(nv,) copy.")
-      .def_property_readonly("commands", [](const Simulator& s) { return to_array(s.commands()); }, "(nmotors,) [N·m].")
-      .def_property_readonly("efforts", [](const Simulator& s) { return to_array(s.efforts()); }, "(nmotors,) applied [N·m].")
-      .def_property_readonly("sensors", [](const Simulator& s) { return to_array(s.sensors()); },
-                             "Flat readings (copy), in sensor_channels order.")
-      .def("sensor_values", [](const Simulator& s) {
-        py::dict d;
-        const auto names = s.sensor_channels();
-        for (std::size_t i = 0; i < names.size(); ++i) d[py::str(names[i])] = s.sensors()[static_cast<Eigen::Index>(i)];
-        return d;
-      }, "{'<sensor>.<channel>': value}")
-      .def_property_readonly("contact_forces", [](const Simulator& s) { return to_array(s.contact_forces()); },
-                             "(3 · ncontacts,) world forces [N].")
+      .def_property_readonly(
+          "q", [](const Simulator& s) { return to_array(s.q()); }, "(nq,) copy.")
+      .def_property_readonly(
+          "v", [](const Simulator& s) { return to_array(s.v()); }, "(nv,) copy.")
+      .def_property_readonly(
+          "vdot", [](const Simulator& s) { return to_array(s.vdot()); }, "(nv,) copy.")
+      .def_property_readonly(
+          "commands", [](const Simulator& s) { return to_array(s.commands()); }, "(nmotors,) [N·m].")
+      .def_property_readonly(
+          "efforts", [](const Simulator& s) { return to_array(s.efforts()); }, "(nmotors,) applied [N·m].")
+      .def_property_readonly(
+          "sensors", [](const Simulator& s) { return to_array(s.sensors()); },
+          "Flat readings (copy), in sensor_channels order.")
+      .def(
+          "sensor_values",
+          [](const Simulator& s) {
+            py::dict d;
+            const auto names = s.sensor_channels();
+            for (std::size_t i = 0; i < names.size(); ++i)
+              d[py::str(names[i])] = s.sensors()[static_cast<Eigen::Index>(i)];
+            return d;
+          },
+          "{'<sensor>.<channel>': value}")
+      .def_property_readonly(
+          "contact_forces", [](const Simulator& s) { return to_array(s.contact_forces()); },
+          "(3 · ncontacts,) world forces [N].")
       .def_property_readonly("sensor_channels", &Simulator::sensor_channels)
       .def_property_readonly("robot", &Simulator::robot, py::return_value_policy::reference_internal)
-      .def_property_readonly("options", [](const Simulator& s) { return s.options(); }, "A copy of the options.")
+      .def_property_readonly(
+          "options", [](const Simulator& s) { return s.options(); }, "A copy of the options.")
       .def("kinetic_energy", &Simulator::kinetic_energy, "[J]")
       .def("potential_energy", &Simulator::potential_energy, "[J]");
 }
@@ -443,7 +483,8 @@ void def_simulator(py::module_& m) {
 RunResult run_interruptible(Simulator& sim, const std::function<RunResult()>& body) {
   py::module_ threading = py::module_::import("threading");
   const bool main = threading.attr("current_thread")().is(threading.attr("main_thread")());
-  struct sigaction old_int {}, old_term {};
+  struct sigaction old_int {
+  }, old_term{};
   if (main) {
     g_signalled.store(false);
     g_running.store(&sim);
@@ -471,7 +512,7 @@ RunResult run_interruptible(Simulator& sim, const std::function<RunResult()>& bo
   if (error) std::rethrow_exception(error);
   if (main && g_signalled.exchange(false) && r.status == RunStatus::Interrupted) {
     py::object exc = py::handle(PyExc_KeyboardInterrupt)("articula: run interrupted at t = " + std::to_string(r.t) +
-                                                          " s; its logs hold the run up to there");
+                                                         " s; its logs hold the run up to there");
     exc.attr("result") = r;
     PyErr_SetObject(PyExc_KeyboardInterrupt, exc.ptr());
     throw py::error_already_set();

@@ -64,8 +64,9 @@ void def_spatial(py::module_& m) {
       .def(
           "act_point", [](const Transform& T, const py::object& x) { return to_array(T.act_point(vec3_arg(x, "x"))); },
           py::arg("x"), "R x + p: a point (3,) [m] of B in A coordinates.")
-      .def("motion_matrix", [](const Transform& T) { return to_array(MatrixX(T.motion_matrix())); },
-           "The (6, 6) matrix acting on [linear; angular] motion vectors.")
+      .def(
+          "motion_matrix", [](const Transform& T) { return to_array(MatrixX(T.motion_matrix())); },
+          "The (6, 6) matrix acting on [linear; angular] motion vectors.")
       .def("__repr__", [](const Transform& T) {
         return "Transform(p=[" + std::to_string(T.p.x()) + ", " + std::to_string(T.p.y()) + ", " +
                std::to_string(T.p.z()) + "])";
@@ -81,12 +82,16 @@ void def_spatial(py::module_& m) {
            py::arg("mass") = 0.0, py::arg("com") = py::none(), py::arg("I_com") = py::none(),
            "Inertia(mass [kg], com (3,) [m] in the body frame, I_com (3, 3) [kg·m²] about the centre of mass).")
       .def_readwrite("mass", &Inertia::m, "Mass [kg].")
-      .def_property_readonly("com", [](const Inertia& I) { return to_array(I.com()); }, "Centre of mass (3,) [m].")
-      .def_property_readonly("I_com", [](const Inertia& I) { return to_array(MatrixX(I.inertia_about_com())); },
-                             "Rotational inertia about the centre of mass (3, 3) [kg·m²].")
-      .def_property_readonly("h", [](const Inertia& I) { return to_array(I.h); }, "First moment m c (3,) [kg·m].")
-      .def_property_readonly("Io", [](const Inertia& I) { return to_array(MatrixX(I.Io)); },
-                             "Rotational inertia about the frame origin (3, 3) [kg·m²].")
+      .def_property_readonly(
+          "com", [](const Inertia& I) { return to_array(I.com()); }, "Centre of mass (3,) [m].")
+      .def_property_readonly(
+          "I_com", [](const Inertia& I) { return to_array(MatrixX(I.inertia_about_com())); },
+          "Rotational inertia about the centre of mass (3, 3) [kg·m²].")
+      .def_property_readonly(
+          "h", [](const Inertia& I) { return to_array(I.h); }, "First moment m c (3,) [kg·m].")
+      .def_property_readonly(
+          "Io", [](const Inertia& I) { return to_array(MatrixX(I.Io)); },
+          "Rotational inertia about the frame origin (3, 3) [kg·m²].")
       .def("problem", &inertia_problem, "What is physically wrong with it ('' when valid).");
 }
 
@@ -111,11 +116,10 @@ void def_model(py::module_& m) {
       .def_readonly("parent", &Frame::parent, "Body index, or -1 for the world.")
       .def_readonly("placement", &Frame::placement, "Pose in the parent body's frame.")
       .def_readonly("type", &Frame::type)
-      .def("__repr__", [](const Frame& f) { return "Frame('" + f.name + "', parent=" + std::to_string(f.parent) + ")"; });
+      .def("__repr__",
+           [](const Frame& f) { return "Frame('" + f.name + "', parent=" + std::to_string(f.parent) + ")"; });
 
-  auto vec = [](VectorX Model::*field) {
-    return [field](const Model& model) { return to_array(model.*field); };
-  };
+  auto vec = [](VectorX Model::*field) { return [field](const Model& model) { return to_array(model.*field); }; };
   py::class_<Model, std::shared_ptr<Model>>(
       m, "Model",
       "The immutable description of a robot: a tree of bodies in depth-first order, body i carried by joint i.\n"
@@ -129,22 +133,26 @@ void def_model(py::module_& m) {
       .def_readonly("joint_types", &Model::joint_types)
       .def_readonly("parents", &Model::parents, "Parent body of each body (-1: the world).")
       .def_readonly("joint_placements", &Model::joint_placements, "Joint frame in the parent body frame.")
-      .def_property_readonly("axes", [](const Model& mo) {
-        MatrixX a(mo.njoints, 3);
-        for (int i = 0; i < mo.njoints; ++i) a.row(i) = mo.axes[i].transpose();
-        return to_array(a);
-      }, "Joint axes (njoints, 3), unit, in the joint frames (1-dof joints).")
+      .def_property_readonly(
+          "axes",
+          [](const Model& mo) {
+            MatrixX a(mo.njoints, 3);
+            for (int i = 0; i < mo.njoints; ++i) a.row(i) = mo.axes[i].transpose();
+            return to_array(a);
+          },
+          "Joint axes (njoints, 3), unit, in the joint frames (1-dof joints).")
       .def_readonly("inertias", &Model::inertias, "Body inertias in their own frames (fixed children merged).")
       .def_readonly("idx_q", &Model::idx_q, "First q index of each joint.")
       .def_readonly("idx_v", &Model::idx_v, "First v index of each joint.")
       .def_readonly("nq_joint", &Model::nq_joint)
       .def_readonly("nv_joint", &Model::nv_joint)
       .def_readonly("frames", &Model::frames)
-      .def_property_readonly("frame_names", [](const Model& mo) {
-        std::vector<std::string> n;
-        for (const Frame& f : mo.frames) n.push_back(f.name);
-        return n;
-      })
+      .def_property_readonly("frame_names",
+                             [](const Model& mo) {
+                               std::vector<std::string> n;
+                               for (const Frame& f : mo.frames) n.push_back(f.name);
+                               return n;
+                             })
       .def_property_readonly("lower", vec(&Model::lower), "Position limits (nq,) [rad or m], -inf if none.")
       .def_property_readonly("upper", vec(&Model::upper), "Position limits (nq,) [rad or m], +inf if none.")
       .def_property_readonly("velocity_limit", vec(&Model::velocity_limit), "(nv,) [rad/s or m/s], inf if none.")
@@ -152,8 +160,8 @@ void def_model(py::module_& m) {
       .def_property_readonly("damping", vec(&Model::damping), "(nv,) viscous damping [N·m·s/rad] from URDF.")
       .def_property_readonly("friction", vec(&Model::friction), "(nv,) friction [N·m] from URDF.")
       .def_property_readonly("armature", vec(&Model::armature), "(nv,) rotor inertia on M's diagonal [kg·m²].")
-      .def_property_readonly("gravity", [](const Model& mo) { return to_array(mo.gravity.v); },
-                             "Gravity (3,) [m/s²] in the world.")
+      .def_property_readonly(
+          "gravity", [](const Model& mo) { return to_array(mo.gravity.v); }, "Gravity (3,) [m/s²] in the world.")
       .def("joint_id", &Model::joint_id, py::arg("name"), "Index of a joint; ArgumentError listing the valid names.")
       .def("frame_id", &Model::frame_id, py::arg("name"), "Index of a frame; ArgumentError listing the valid names.")
       .def("body_id", &Model::body_id, py::arg("name"), "Index of a body; ArgumentError listing the valid names.")
@@ -164,7 +172,8 @@ void def_model(py::module_& m) {
            "Sets the armature [kg·m²] of every dof of a joint (Data stays valid).")
       .def("add_frame", &Model::add_frame, py::arg("name"), py::arg("parent_body"), py::arg("placement"),
            "Adds a user frame to a body (-1: the world); returns its id. Data made before must be remade.")
-      .def("copy", [](const Model& mo) { return std::make_shared<Model>(mo); }, "An independent copy.")
+      .def(
+          "copy", [](const Model& mo) { return std::make_shared<Model>(mo); }, "An independent copy.")
       .def("__repr__", [](const Model& mo) {
         return "Model('" + mo.name + "', nq=" + std::to_string(mo.nq) + ", nv=" + std::to_string(mo.nv) +
                ", njoints=" + std::to_string(mo.njoints) + ")";
@@ -176,8 +185,7 @@ void def_model(py::module_& m) {
              return JointLimits{lower, upper, velocity, effort, damping, friction, armature};
            }),
            py::arg("lower") = -INFINITY, py::arg("upper") = INFINITY, py::arg("velocity") = INFINITY,
-           py::arg("effort") = INFINITY, py::arg("damping") = 0.0, py::arg("friction") = 0.0,
-           py::arg("armature") = 0.0,
+           py::arg("effort") = INFINITY, py::arg("damping") = 0.0, py::arg("friction") = 0.0, py::arg("armature") = 0.0,
            "lower/upper [rad or m], velocity [rad/s], effort [N·m], damping [N·m·s/rad], friction [N·m], "
            "armature [kg·m²].")
       .def_readwrite("lower", &JointLimits::lower)
@@ -203,8 +211,8 @@ void def_model(py::module_& m) {
               raise(errors().model, e.what());
             }
           },
-          py::arg("body"), py::arg("parent"), py::arg("joint"), py::arg("type"), py::arg("placement"),
-          py::arg("axis"), py::arg("inertia"), py::arg("limits") = JointLimits{}, py::return_value_policy::reference,
+          py::arg("body"), py::arg("parent"), py::arg("joint"), py::arg("type"), py::arg("placement"), py::arg("axis"),
+          py::arg("inertia"), py::arg("limits") = JointLimits{}, py::return_value_policy::reference,
           "Adds a body carried by a joint to `parent` ('' = the world). placement: joint frame in the parent "
           "body frame; axis (3,) in the joint frame. ModelError for a duplicate name, unknown parent, zero axis "
           "or invalid inertia. Returns the builder.")
@@ -222,8 +230,8 @@ void def_model(py::module_& m) {
           py::return_value_policy::reference, "Rigidly attaches a link (inertia merged, frame kept).")
       .def(
           "add_frame",
-          [](ModelBuilder& b, const std::string& name, const std::string& parent, const Transform& placement)
-              -> ModelBuilder& {
+          [](ModelBuilder& b, const std::string& name, const std::string& parent,
+             const Transform& placement) -> ModelBuilder& {
             try {
               return b.add_frame(name, parent, placement);
             } catch (const std::exception& e) {
@@ -296,28 +304,40 @@ void def_data(py::module_& m) {
   view_vec("Lfact", &Data::Lfact, "Packed L of M = Lᵀ D L (read-only view).");
   view_vec("Dfact", &Data::Dfact, "(nv,) D of M = Lᵀ D L (read-only view).");
   view_vec("u", &Data::u, "(nv,) ABA workspace u (read-only view).");
-  cls.def_property_readonly("com", [](const PyData& pd) { return to_array(pd.get().com); },
-                            "(3,) centre of mass [m] (copy).");
-  cls.def_property_readonly("mass", [](const PyData& pd) { return pd.get().mass; }, "Total mass [kg].");
-  cls.def_property_readonly("kinetic_energy", [](const PyData& pd) { return pd.get().kinetic_energy; }, "[J]");
-  cls.def_property_readonly("potential_energy", [](const PyData& pd) { return pd.get().potential_energy; }, "[J]");
-  cls.def_property_readonly("oMi", [](const PyData& pd) { return pd.get().oMi; }, "Body poses in the world (copies).");
-  cls.def_property_readonly("liMi", [](const PyData& pd) { return pd.get().liMi; }, "Body poses in their parents.");
-  cls.def_property_readonly("oMf", [](const PyData& pd) { return pd.get().oMf; }, "Frame poses (update_frame_placements).");
-  cls.def_property_readonly("v", [](const PyData& pd) { return motions(pd.get().v); },
-                            "(njoints, 6) body velocities [linear; angular], body frames (copy).");
-  cls.def_property_readonly("a", [](const PyData& pd) { return motions(pd.get().a); },
-                            "(njoints, 6) body accelerations, body frames, gravity excluded (copy).");
-  cls.def_property_readonly("a_gf", [](const PyData& pd) { return motions(pd.get().a_gf); },
-                            "(njoints, 6) a − g in body frames, by rnea()/aba() (copy).");
-  cls.def_property_readonly("f", [](const PyData& pd) { return forces(pd.get().f); },
-                            "(njoints, 6) joint forces [force; moment] of rnea(), body frames (copy).");
-  cls.def_property_readonly("Ycrb", [](const PyData& pd) { return pd.get().Ycrb; }, "Composite inertias (crba).");
+  cls.def_property_readonly(
+      "com", [](const PyData& pd) { return to_array(pd.get().com); }, "(3,) centre of mass [m] (copy).");
+  cls.def_property_readonly(
+      "mass", [](const PyData& pd) { return pd.get().mass; }, "Total mass [kg].");
+  cls.def_property_readonly(
+      "kinetic_energy", [](const PyData& pd) { return pd.get().kinetic_energy; }, "[J]");
+  cls.def_property_readonly(
+      "potential_energy", [](const PyData& pd) { return pd.get().potential_energy; }, "[J]");
+  cls.def_property_readonly(
+      "oMi", [](const PyData& pd) { return pd.get().oMi; }, "Body poses in the world (copies).");
+  cls.def_property_readonly(
+      "liMi", [](const PyData& pd) { return pd.get().liMi; }, "Body poses in their parents.");
+  cls.def_property_readonly(
+      "oMf", [](const PyData& pd) { return pd.get().oMf; }, "Frame poses (update_frame_placements).");
+  cls.def_property_readonly(
+      "v", [](const PyData& pd) { return motions(pd.get().v); },
+      "(njoints, 6) body velocities [linear; angular], body frames (copy).");
+  cls.def_property_readonly(
+      "a", [](const PyData& pd) { return motions(pd.get().a); },
+      "(njoints, 6) body accelerations, body frames, gravity excluded (copy).");
+  cls.def_property_readonly(
+      "a_gf", [](const PyData& pd) { return motions(pd.get().a_gf); },
+      "(njoints, 6) a − g in body frames, by rnea()/aba() (copy).");
+  cls.def_property_readonly(
+      "f", [](const PyData& pd) { return forces(pd.get().f); },
+      "(njoints, 6) joint forces [force; moment] of rnea(), body frames (copy).");
+  cls.def_property_readonly(
+      "Ycrb", [](const PyData& pd) { return pd.get().Ycrb; }, "Composite inertias (crba).");
 }
 
 void def_configuration(py::module_& m) {
-  m.def("neutral", [](const Model& model) { return to_array(neutral(model)); }, py::arg("model"),
-        "q (nq,) with every joint at its neutral value (angles 0, identity quaternions [qx qy qz qw]).");
+  m.def(
+      "neutral", [](const Model& model) { return to_array(neutral(model)); }, py::arg("model"),
+      "q (nq,) with every joint at its neutral value (angles 0, identity quaternions [qx qy qz qw]).");
   m.def(
       "integrate",
       [](const Model& model, const py::object& q, const py::object& v, double dt) {

@@ -129,7 +129,8 @@ Data& data_for(const Model& model, PyData& pd) {
   check_model(model, pd);
   Data& d = pd.mut();
   if (d.oMf.size() != model.frames.size())
-    raise(errors().model, "data was made before a frame was added to model '" + model.name + "': make a new Data(model)");
+    raise(errors().model,
+          "data was made before a frame was added to model '" + model.name + "': make a new Data(model)");
   return d;
 }
 
@@ -167,8 +168,8 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "articula: rigid-body dynamics with constraints that switch on and off (C++ core).";
   static py::exception<std::runtime_error> error(m, "Error", PyExc_Exception);
   auto make = [&](const char* name, py::handle base, const char* doc) {
-    py::object cls = py::reinterpret_steal<py::object>(PyErr_NewExceptionWithDoc(
-        (std::string("articula.") + name).c_str(), doc, base.ptr(), nullptr));
+    py::object cls = py::reinterpret_steal<py::object>(
+        PyErr_NewExceptionWithDoc((std::string("articula.") + name).c_str(), doc, base.ptr(), nullptr));
     m.attr(name) = cls;
     return cls.release();
   };

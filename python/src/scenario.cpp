@@ -7,21 +7,25 @@ namespace {
 Vector3 v3(const Vector3& x) { return x; }
 
 void def_scenario(py::module_& m) {
-  py::class_<Scenario>(m, "Scenario", "A loaded scenario file: robot, simulator (state, controller, events set), "
-                                      "duration and outputs.")
+  py::class_<Scenario>(m, "Scenario",
+                       "A loaded scenario file: robot, simulator (state, controller, events set), "
+                       "duration and outputs.")
       .def_readonly("file", &Scenario::file)
       .def_readonly("name", &Scenario::name)
       .def_readonly("description", &Scenario::description)
       .def_readonly("model_file", &Scenario::model_file)
-      .def_property_readonly("robot", [](Scenario& s) -> Robot& { return *s.robot; }, py::return_value_policy::reference_internal)
-      .def_property_readonly("simulator", [](Scenario& s) -> Simulator& { return *s.simulator; },
-                             py::return_value_policy::reference_internal)
+      .def_property_readonly(
+          "robot", [](Scenario& s) -> Robot& { return *s.robot; }, py::return_value_policy::reference_internal)
+      .def_property_readonly(
+          "simulator", [](Scenario& s) -> Simulator& { return *s.simulator; },
+          py::return_value_policy::reference_internal)
       .def_readonly("controller", &Scenario::controller, "The controller in words.")
       .def_readwrite("duration", &Scenario::duration, "[s]")
       .def_property_readonly("q0", [](const Scenario& s) { return to_array(s.q0); })
       .def_property_readonly("v0", [](const Scenario& s) { return to_array(s.v0); })
-      .def_property_readonly("output_files", [](const Scenario& s) { return output_files(s); },
-                             "The log files run_scenario writes (stem + extension).");
+      .def_property_readonly(
+          "output_files", [](const Scenario& s) { return output_files(s); },
+          "The log files run_scenario writes (stem + extension).");
 
   auto overrides = [](const std::optional<std::string>& out_dir, const std::optional<std::string>& format,
                       const std::optional<std::string>& jump, std::optional<double> duration,
@@ -70,7 +74,9 @@ void def_scenario(py::module_& m) {
 
 void def_study(py::module_& m) {
   py::class_<BrakeEvent>(m, "BrakeEvent", "Brakes engaged at one instant: the named joints lock together.")
-      .def(py::init([](double time, std::vector<std::string> joints) { return BrakeEvent{time, std::move(joints)}; }),
+      .def(py::init([](double time, std::vector<std::string> joints) {
+             return BrakeEvent{time, std::move(joints)};
+           }),
            py::arg("time"), py::arg("joints"))
       .def_readwrite("time", &BrakeEvent::time, "[s]")
       .def_readwrite("joints", &BrakeEvent::joints);
@@ -78,16 +84,28 @@ void def_study(py::module_& m) {
       .def(py::init<>())
       .def_readwrite("urdf", &BrakeStudyConfig::urdf)
       .def_readwrite("events", &BrakeStudyConfig::events)
-      .def_property("q0", [](const BrakeStudyConfig& c) { return to_array(c.q0); },
-                    [](BrakeStudyConfig& c, const py::object& x) { Array k; c.q0 = vector_arg(x, "q0", -1, k); }, "(nq,)")
-      .def_property("v0", [](const BrakeStudyConfig& c) { return to_array(c.v0); },
-                    [](BrakeStudyConfig& c, const py::object& x) { Array k; c.v0 = vector_arg(x, "v0", -1, k); }, "(nv,) [rad/s]")
+      .def_property(
+          "q0", [](const BrakeStudyConfig& c) { return to_array(c.q0); },
+          [](BrakeStudyConfig& c, const py::object& x) {
+            Array k;
+            c.q0 = vector_arg(x, "q0", -1, k);
+          },
+          "(nq,)")
+      .def_property(
+          "v0", [](const BrakeStudyConfig& c) { return to_array(c.v0); },
+          [](BrakeStudyConfig& c, const py::object& x) {
+            Array k;
+            c.v0 = vector_arg(x, "v0", -1, k);
+          },
+          "(nv,) [rad/s]")
       .def_readwrite("duration", &BrakeStudyConfig::duration, "[s]")
       .def_readwrite("dt", &BrakeStudyConfig::dt, "RK4 step [s]")
-      .def_property("jump", [](const BrakeStudyConfig& c) { return c.jump; },
-                    [](BrakeStudyConfig& c, const py::object& j) {
-                      c.jump = py::isinstance<py::str>(j) ? parse_jump_form(j.cast<std::string>()) : j.cast<JumpForm>();
-                    }, "JumpForm or 'auto', 'naive', …")
+      .def_property(
+          "jump", [](const BrakeStudyConfig& c) { return c.jump; },
+          [](BrakeStudyConfig& c, const py::object& j) {
+            c.jump = py::isinstance<py::str>(j) ? parse_jump_form(j.cast<std::string>()) : j.cast<JumpForm>();
+          },
+          "JumpForm or 'auto', 'naive', …")
       .def_readwrite("flange_frame", &BrakeStudyConfig::flange_frame)
       .def_readwrite("sample_period", &BrakeStudyConfig::sample_period, "[s] 0: every step");
   py::class_<BrakeEventRecord>(m, "BrakeEventRecord", "One brake engagement as it happened (copies).")
@@ -105,41 +123,61 @@ void def_study(py::module_& m) {
       .def_readonly("jump_energy", &BrakeEventRecord::jump_energy, "[J]")
       .def_readonly("momentum_residual", &BrakeEventRecord::momentum_residual)
       .def_readonly("constraint_residual", &BrakeEventRecord::constraint_residual)
-      .def_property_readonly("flange", [](const BrakeEventRecord& e) { return to_array(v3(e.flange)); }, "(3,) [m]");
+      .def_property_readonly(
+          "flange", [](const BrakeEventRecord& e) { return to_array(v3(e.flange)); }, "(3,) [m]");
   py::class_<BrakeStudyResult>(m, "BrakeStudyResult", "The study's outcome; trajectory as arrays (copies).")
       .def_readonly("model_name", &BrakeStudyResult::model_name)
       .def_readonly("flange_frame", &BrakeStudyResult::flange_frame)
       .def_readonly("jump", &BrakeStudyResult::jump)
       .def_readonly("events", &BrakeStudyResult::events)
-      .def_property_readonly("t", [](const BrakeStudyResult& r) {
-        VectorX t(static_cast<Eigen::Index>(r.trajectory.size()));
-        for (std::size_t i = 0; i < r.trajectory.size(); ++i) t[static_cast<Eigen::Index>(i)] = r.trajectory[i].t;
-        return to_array(t);
-      }, "(samples,) [s]")
-      .def_property_readonly("q", [](const BrakeStudyResult& r) {
-        MatrixX x(static_cast<Eigen::Index>(r.trajectory.size()), r.q_final.size());
-        for (std::size_t i = 0; i < r.trajectory.size(); ++i) x.row(static_cast<Eigen::Index>(i)) = r.trajectory[i].q.transpose();
-        return to_array(x);
-      }, "(samples, nq)")
-      .def_property_readonly("v", [](const BrakeStudyResult& r) {
-        MatrixX x(static_cast<Eigen::Index>(r.trajectory.size()), r.v_final.size());
-        for (std::size_t i = 0; i < r.trajectory.size(); ++i) x.row(static_cast<Eigen::Index>(i)) = r.trajectory[i].v.transpose();
-        return to_array(x);
-      }, "(samples, nv)")
-      .def_property_readonly("energy", [](const BrakeStudyResult& r) {
-        MatrixX x(static_cast<Eigen::Index>(r.trajectory.size()), 2);
-        for (std::size_t i = 0; i < r.trajectory.size(); ++i)
-          x.row(static_cast<Eigen::Index>(i)) << r.trajectory[i].kinetic_energy, r.trajectory[i].potential_energy;
-        return to_array(x);
-      }, "(samples, 2) kinetic, potential [J]")
-      .def_property_readonly("flange", [](const BrakeStudyResult& r) {
-        MatrixX x(static_cast<Eigen::Index>(r.trajectory.size()), 3);
-        for (std::size_t i = 0; i < r.trajectory.size(); ++i) x.row(static_cast<Eigen::Index>(i)) = r.trajectory[i].flange.transpose();
-        return to_array(x);
-      }, "(samples, 3) flange origin [m]")
+      .def_property_readonly(
+          "t",
+          [](const BrakeStudyResult& r) {
+            VectorX t(static_cast<Eigen::Index>(r.trajectory.size()));
+            for (std::size_t i = 0; i < r.trajectory.size(); ++i) t[static_cast<Eigen::Index>(i)] = r.trajectory[i].t;
+            return to_array(t);
+          },
+          "(samples,) [s]")
+      .def_property_readonly(
+          "q",
+          [](const BrakeStudyResult& r) {
+            MatrixX x(static_cast<Eigen::Index>(r.trajectory.size()), r.q_final.size());
+            for (std::size_t i = 0; i < r.trajectory.size(); ++i)
+              x.row(static_cast<Eigen::Index>(i)) = r.trajectory[i].q.transpose();
+            return to_array(x);
+          },
+          "(samples, nq)")
+      .def_property_readonly(
+          "v",
+          [](const BrakeStudyResult& r) {
+            MatrixX x(static_cast<Eigen::Index>(r.trajectory.size()), r.v_final.size());
+            for (std::size_t i = 0; i < r.trajectory.size(); ++i)
+              x.row(static_cast<Eigen::Index>(i)) = r.trajectory[i].v.transpose();
+            return to_array(x);
+          },
+          "(samples, nv)")
+      .def_property_readonly(
+          "energy",
+          [](const BrakeStudyResult& r) {
+            MatrixX x(static_cast<Eigen::Index>(r.trajectory.size()), 2);
+            for (std::size_t i = 0; i < r.trajectory.size(); ++i)
+              x.row(static_cast<Eigen::Index>(i)) << r.trajectory[i].kinetic_energy, r.trajectory[i].potential_energy;
+            return to_array(x);
+          },
+          "(samples, 2) kinetic, potential [J]")
+      .def_property_readonly(
+          "flange",
+          [](const BrakeStudyResult& r) {
+            MatrixX x(static_cast<Eigen::Index>(r.trajectory.size()), 3);
+            for (std::size_t i = 0; i < r.trajectory.size(); ++i)
+              x.row(static_cast<Eigen::Index>(i)) = r.trajectory[i].flange.transpose();
+            return to_array(x);
+          },
+          "(samples, 3) flange origin [m]")
       .def_property_readonly("q_final", [](const BrakeStudyResult& r) { return to_array(r.q_final); })
       .def_property_readonly("v_final", [](const BrakeStudyResult& r) { return to_array(r.v_final); })
-      .def_property_readonly("flange_first_event", [](const BrakeStudyResult& r) { return to_array(v3(r.flange_first_event)); })
+      .def_property_readonly("flange_first_event",
+                             [](const BrakeStudyResult& r) { return to_array(v3(r.flange_first_event)); })
       .def_property_readonly("flange_final", [](const BrakeStudyResult& r) { return to_array(v3(r.flange_final)); })
       .def_readonly("stop_distance", &BrakeStudyResult::stop_distance, "[m] flange path length after the first event")
       .def_readonly("straight_distance", &BrakeStudyResult::straight_distance, "[m]")

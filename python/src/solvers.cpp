@@ -24,8 +24,9 @@ ConstrainedMethod method_arg(const py::object& m) {
 }  // namespace
 
 void init_solvers(py::module_& m) {
-  py::enum_<ConstrainedMethod>(m, "ConstrainedMethod", "Constrained solvers (docs/solvers.md); strings accepted: "
-                                                       "'auto', 'kkt', 'range', 'null', 'hybrid'.")
+  py::enum_<ConstrainedMethod>(m, "ConstrainedMethod",
+                               "Constrained solvers (docs/solvers.md); strings accepted: "
+                               "'auto', 'kkt', 'range', 'null', 'hybrid'.")
       .value("Auto", ConstrainedMethod::Auto)
       .value("Kkt", ConstrainedMethod::Kkt)
       .value("RangeSpace", ConstrainedMethod::RangeSpace)
@@ -39,8 +40,9 @@ void init_solvers(py::module_& m) {
       .value("Singular", SolveStatus::Singular)
       .value("NonFinite", SolveStatus::NonFinite)
       .def("__str__", [](SolveStatus x) { return to_string(x); });
-  py::enum_<JumpForm>(m, "JumpForm", "Velocity-jump forms (docs/activation.md); strings accepted: 'auto', 'full', "
-                                     "'range', 'projector', 'minimal', 'locks', 'naive', 'none'.")
+  py::enum_<JumpForm>(m, "JumpForm",
+                      "Velocity-jump forms (docs/activation.md); strings accepted: 'auto', 'full', "
+                      "'range', 'projector', 'minimal', 'locks', 'naive', 'none'.")
       .value("Auto", JumpForm::Auto)
       .value("Full", JumpForm::Full)
       .value("Range", JumpForm::Range)
@@ -76,8 +78,9 @@ void init_solvers(py::module_& m) {
              return std::make_unique<ConstrainedWorkspace>(*model, max_rows);
            }),
            py::arg("model"), py::arg("max_rows") = 24)
-      .def_property_readonly("lambda_", [](const ConstrainedWorkspace& w) { return to_array(w.lambda); },
-                             "(m,) multipliers of the last solve (copy).");
+      .def_property_readonly(
+          "lambda_", [](const ConstrainedWorkspace& w) { return to_array(w.lambda); },
+          "(m,) multipliers of the last solve (copy).");
 
   m.def(
       "solve_constrained",
@@ -89,9 +92,9 @@ void init_solvers(py::module_& m) {
         Array kg, kq, kv, kt;
         const auto g = vector_arg(gamma, "gamma", Jm.rows(), kg);
         const auto f = forces_arg(f_ext, model);
-        const SolveReport r = solve_constrained(model, d, ws, Jm, g, vector_arg(q, "q", model.nq, kq),
-                                                vector_arg(v, "v", model.nv, kv),
-                                                vector_arg(tau, "tau", model.nv, kt), f, method_arg(method));
+        const SolveReport r =
+            solve_constrained(model, d, ws, Jm, g, vector_arg(q, "q", model.nq, kq), vector_arg(v, "v", model.nv, kv),
+                              vector_arg(tau, "tau", model.nv, kt), f, method_arg(method));
         return py::make_tuple(to_array(d.ddq), to_array(VectorX(ws.lambda.head(Jm.rows()))), r);
       },
       py::arg("model"), py::arg("data"), py::arg("workspace"), py::arg("J"), py::arg("gamma"), py::arg("q"),
@@ -126,17 +129,26 @@ void init_solvers(py::module_& m) {
   py::class_<JumpResult>(m, "JumpResult", "The result record of a velocity jump (all arrays are copies).")
       .def_readonly("status", &JumpResult::status)
       .def_readonly("form", &JumpResult::form, "The form actually used.")
-      .def_property_readonly("v_minus", [](const JumpResult& r) { return to_array(r.v_minus); }, "(nv,) [rad/s]")
-      .def_property_readonly("v_plus", [](const JumpResult& r) { return to_array(r.v_plus); }, "(nv,) [rad/s]")
-      .def_property_readonly("Lambda", [](const JumpResult& r) { return to_array(r.Lambda); },
-                             "(m,) impulses of all active rows [N·s, N·m·s], in row order.")
+      .def_property_readonly(
+          "v_minus", [](const JumpResult& r) { return to_array(r.v_minus); }, "(nv,) [rad/s]")
+      .def_property_readonly(
+          "v_plus", [](const JumpResult& r) { return to_array(r.v_plus); }, "(nv,) [rad/s]")
+      .def_property_readonly(
+          "Lambda", [](const JumpResult& r) { return to_array(r.Lambda); },
+          "(m,) impulses of all active rows [N·s, N·m·s], in row order.")
       .def_readonly("names", &JumpResult::names, "Active constraints, in row order.")
-      .def_property_readonly("Lambda_per", [](const JumpResult& r) {
-        py::dict d;
-        for (std::size_t i = 0; i < r.names.size() && i < r.Lambda_per.size(); ++i) d[py::str(r.names[i])] = to_array(r.Lambda_per[i]);
-        return d;
-      }, "{name: Λ of that constraint}")
-      .def("Lambda_of", [](const JumpResult& r, const std::string& n) { return to_array(r.Lambda_of(n)); }, py::arg("name"))
+      .def_property_readonly(
+          "Lambda_per",
+          [](const JumpResult& r) {
+            py::dict d;
+            for (std::size_t i = 0; i < r.names.size() && i < r.Lambda_per.size(); ++i)
+              d[py::str(r.names[i])] = to_array(r.Lambda_per[i]);
+            return d;
+          },
+          "{name: Λ of that constraint}")
+      .def(
+          "Lambda_of", [](const JumpResult& r, const std::string& n) { return to_array(r.Lambda_of(n)); },
+          py::arg("name"))
       .def_readonly("kinetic_before", &JumpResult::kinetic_before, "[J]")
       .def_readonly("kinetic_after", &JumpResult::kinetic_after, "[J]")
       .def_readonly("constraint_residual", &JumpResult::constraint_residual, "‖J v⁺ + e J v⁻‖∞")
@@ -176,9 +188,9 @@ void init_solvers(py::module_& m) {
       "'naive'). Returns a JumpResult (never raises for numerical trouble: see status).");
   m.def(
       "activate_constraints",
-      [](const Model& model, PyData& pd, ConstraintSet& set, const std::vector<std::string>& names,
-         const py::object& q, const py::object& v_minus, const py::object& form, double restitution,
-         const py::object& impulse, bool diagnostics) {
+      [](const Model& model, PyData& pd, ConstraintSet& set, const std::vector<std::string>& names, const py::object& q,
+         const py::object& v_minus, const py::object& form, double restitution, const py::object& impulse,
+         bool diagnostics) {
         Data& d = data_for(model, pd);
         Array kq, kv;
         return activate_constraints(model, d, set, names, vector_arg(q, "q", model.nq, kq),

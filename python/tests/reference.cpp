@@ -48,7 +48,8 @@ int eval(const Model& model) {
   both.add(std::make_shared<JointLock>(model, "lock", std::vector<std::string>{lock_joint}, VectorX::Constant(1, 0.1)));
   both.add(std::make_shared<FrameConstraint>("hold", model.frames.back().name, AxisMask::point(),
                                              Transform{Matrix3::Identity(), Vector3(0.3, 0.1, 0.5)}));
-  locks.add(std::make_shared<JointLock>(model, "lock", std::vector<std::string>{lock_joint}, VectorX::Constant(1, 0.1)));
+  locks.add(
+      std::make_shared<JointLock>(model, "lock", std::vector<std::string>{lock_joint}, VectorX::Constant(1, 0.1)));
   const int n = static_cast<int>(read_hex(std::cin));
   for (int s = 0; s < n; ++s) {
     VectorX q(model.nq), v(model.nv), tau(model.nv);
@@ -56,7 +57,8 @@ int eval(const Model& model) {
       for (Eigen::Index i = 0; i < x->size(); ++i) (*x)[i] = read_hex(std::cin);
     print(aba(model, data, q, v, tau));
     print(crba(model, data, q));
-    for (ConstrainedMethod method : {ConstrainedMethod::Kkt, ConstrainedMethod::RangeSpace, ConstrainedMethod::NullSpace}) {
+    for (ConstrainedMethod method :
+         {ConstrainedMethod::Kkt, ConstrainedMethod::RangeSpace, ConstrainedMethod::NullSpace}) {
       constrained_forward_dynamics(model, data, ws, both, q, v, tau, {}, method);
       print(data.ddq);
       print(VectorX(both.lambda()));
@@ -88,8 +90,10 @@ int bench(const Model& model, long n) {
   }
   double sink = 0;
   for (int rep = 0; rep < 2; ++rep) {  // the first pass warms up
-    const double ta = time_per_call(n, [&](long i) { sink += aba(model, data, qs[i & 63], vs[i & 63], xs[i & 63])[0]; });
-    const double tr = time_per_call(n, [&](long i) { sink += rnea(model, data, qs[i & 63], vs[i & 63], xs[i & 63])[0]; });
+    const double ta =
+        time_per_call(n, [&](long i) { sink += aba(model, data, qs[i & 63], vs[i & 63], xs[i & 63])[0]; });
+    const double tr =
+        time_per_call(n, [&](long i) { sink += rnea(model, data, qs[i & 63], vs[i & 63], xs[i & 63])[0]; });
     const double tc = time_per_call(n, [&](long i) { sink += crba(model, data, qs[i & 63])(0, 0); });
     if (rep) std::printf("aba %.1f\nrnea %.1f\ncrba %.1f\n", ta, tr, tc);
   }
