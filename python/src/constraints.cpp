@@ -51,6 +51,7 @@ std::shared_ptr<CallbackConstraint> make_callback(const std::string& name, int d
     return vector_arg(r, arg, dim, k);
   };
   CallbackConstraint::JacobianFn J = [jc, dim](const Model& model, const Data& data, VectorRef q) {
+    py::gil_scoped_acquire gil;  // r and its conversion need the GIL
     const py::object r = jc->call(model, data, q, nullptr);
     return jc->convert(r, [&](const py::object& x) -> MatrixX {
       Array a = as_array(x, "J");
@@ -60,6 +61,7 @@ std::shared_ptr<CallbackConstraint> make_callback(const std::string& name, int d
   };
   CallbackConstraint::DriftFn G = [dc, vec](const Model& model, const Data& data, VectorRef q, VectorRef v) {
     const VectorX vv = v;
+    py::gil_scoped_acquire gil;  // r and its conversion need the GIL
     const py::object r = dc->call(model, data, q, &vv);
     return dc->convert(r, [&](const py::object& x) { return vec(x, "gamma"); });
   };
@@ -68,6 +70,7 @@ std::shared_ptr<CallbackConstraint> make_callback(const std::string& name, int d
     auto ec = std::make_shared<CallbackCaller>(
         CallbackCaller{PyCallable(std::move(error)), "constraint '" + name + "' error callback"});
     E = [ec, vec](const Model& model, const Data& data, VectorRef q) {
+      py::gil_scoped_acquire gil;  // r and its conversion need the GIL
       const py::object r = ec->call(model, data, q, nullptr);
       return ec->convert(r, [&](const py::object& x) { return vec(x, "error"); });
     };

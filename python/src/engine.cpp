@@ -133,8 +133,10 @@ void def_robot(py::module_& m) {
           "height_field",
           [](py::object f) {
             PyCallable c(std::move(f));
-            return Surface::height_field(
-                [c](double x, double y) { return c.call("a height field", x, y).cast<double>(); });
+            return Surface::height_field([c](double x, double y) {
+              py::gil_scoped_acquire gil;
+              return c.call("a height field", x, y).cast<double>();
+            });
           },
           py::arg("height"), "z = height(x, y) [m] (a Python callable).");
   py::class_<ElasticContact>(m, "ElasticContact",
@@ -425,7 +427,10 @@ void def_simulator(py::module_& m) {
           [](Simulator& s, const py::object& f) {
             if (f.is_none()) return s.set_progress(nullptr);
             PyCallable c(f);
-            s.set_progress([c](double t, double d) { c.call("the progress callback", t, d); });
+            s.set_progress([c](double t, double d) {
+              py::gil_scoped_acquire gil;
+              c.call("the progress callback", t, d);
+            });
           },
           py::arg("progress"), "progress(t [s], duration [s]) about every 0.1 s of wall time.")
       .def(

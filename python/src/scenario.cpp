@@ -63,7 +63,10 @@ void def_scenario(py::module_& m) {
         std::function<void(double, double)> p;
         if (!progress.is_none()) {
           PyCallable c(progress);
-          p = [c](double t, double d) { c.call("the progress callback", t, d); };
+          p = [c](double t, double d) {
+            py::gil_scoped_acquire gil;
+            c.call("the progress callback", t, d);
+          };
         }
         return run_interruptible(*s.simulator, [&] { return run_scenario(s, p); });
       },

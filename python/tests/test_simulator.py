@@ -151,3 +151,44 @@ def test_estop_study():
         assert res[jump].ok and len(res[jump].events) == 3
     assert res["auto"].events[0].momentum_residual < 1e-9 < res["naive"].events[0].momentum_residual
     assert res["auto"].q.shape[1] == 6
+
+
+def test_python_constraint_in_a_run_matches_the_cpp_lock():
+    finals = []
+    for python in (False, True):
+        robot = pendulum_robot()
+        m = robot.model
+        k = m.idx_v[1]
+        if python:
+            def jac(m_, d_, q):
+                J = np.zeros((1, m_.nv))
+                J[0, k] = 1.0
+                return J
+            c = articula.CallbackConstraint("brake", 1, jac, lambda m_, d_, q, v: [0.0])
+        else:
+            c = articula.JointLock(m, "brake", [m.joint_names[1]])
+            c.baumgarte_frequency = 0.0  # the callback has no position error: no stabilization either
+        robot.constraints.add(c, enabled=False)
+        sim = articula.Simulator(robot, dt=1e-3, method="kkt")
+        sim.set_state(np.zeros(3), np.zeros(3))
+        sim.add_event(articula.Event("on", time=0.1, actions=[articula.EventAction.enable("brake", "full")]))
+        r = sim.run(0.3)
+        assert r.ok() and r.events[0].jumped
+        finals.append((r.events[0].v_plus, sim.q))
+    assert np.allclose(finals[0][0], finals[1][0], rtol=0, atol=1e-12)
+    assert np.allclose(finals[0][1], finals[1][1], rtol=0, atol=1e-9)
+
+
+def test_progress_and_height_field_callbacks():
+    robot = articula.Robot(articula.load_urdf(str(MODELS / "solo12.urdf"), floating=True))
+    hf = articula.Surface.height_field(lambda x, y: 0.01 * x)
+    for foot in ("FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"):
+        robot.add_contact(articula.ElasticContact(foot, foot, surface=hf, stiffness=1e4, damping=60))
+    sim = articula.Simulator(robot, dt=5e-4)
+    q = articula.neutral(robot.model)
+    q[2] = 0.3
+    sim.set_state(q, np.zeros(robot.model.nv))
+    seen = []
+    sim.set_progress(lambda t, d: seen.append(t))
+    r = sim.run(0.3)
+    assert r.ok() and abs(sim.q[2] - 0.3) > 1e-3  # the height field pushed the feet (callback ran)
