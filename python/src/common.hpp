@@ -19,6 +19,9 @@ namespace py = pybind11;
 
 using Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
 
+/// A null array handle (no NumPy allocation), for the keep-alive slots of vector_arg().
+inline Array null_array() { return py::reinterpret_steal<Array>(py::handle()); }
+
 /// The articula.Error hierarchy (created in module.cpp).
 struct Errors {
   py::handle error, argument, model, scenario, solve, log;

@@ -47,7 +47,7 @@ std::shared_ptr<CallbackConstraint> make_callback(const std::string& name, int d
   auto vec = [dim](const py::object& r, const char* arg) -> VectorX {
     if (dim == 1 && (py::isinstance<py::float_>(r) || py::isinstance<py::int_>(r)))
       return VectorX::Constant(1, r.cast<double>());
-    Array k;
+    Array k = null_array();
     return vector_arg(r, arg, dim, k);
   };
   CallbackConstraint::JacobianFn J = [jc, dim](const Model& model, const Data& data, VectorRef q) {
@@ -80,7 +80,7 @@ std::shared_ptr<CallbackConstraint> make_callback(const std::string& name, int d
 
 std::optional<VectorX> opt_vector(const py::object& x, const char* name) {
   if (x.is_none()) return std::nullopt;
-  Array k;
+  Array k = null_array();
   return VectorX(vector_arg(x, name, -1, k));
 }
 
@@ -122,7 +122,7 @@ void init_constraints(py::module_& m) {
           "rows",
           [](Constraint& c, const Model& model, PyData& pd, const py::object& q, const py::object& v) {
             Data& d = data_for(model, pd);
-            Array kq, kv;
+            Array kq = null_array(), kv = null_array();
             const auto qm = vector_arg(q, "q", model.nq, kq);
             const auto vm = vector_arg(v, "v", model.nv, kv);
             c.bind(model);
@@ -149,7 +149,7 @@ void init_constraints(py::module_& m) {
       .def(
           "wrench",
           [](const FramePairConstraint& c, const py::object& lambda) {
-            Array k;
+            Array k = null_array();
             return to_array(VectorX(c.wrench(vector_arg(lambda, "lambda", c.dim(), k))));
           },
           py::arg("lambda"), "The wrench (6,) [force N; moment N·m] (world axes, about A) of multipliers λ (m,).");
@@ -233,7 +233,7 @@ void init_constraints(py::module_& m) {
       .def(
           "compute_rows",
           [](ConstraintSet& s, const Model& model, PyData& pd, const py::object& q, const py::object& v) {
-            Array kq, kv;
+            Array kq = null_array(), kv = null_array();
             return s.compute_rows(model, data_for(model, pd), vector_arg(q, "q", model.nq, kq),
                                   vector_arg(v, "v", model.nv, kv));
           },
@@ -242,7 +242,7 @@ void init_constraints(py::module_& m) {
       .def(
           "compute_jacobian",
           [](ConstraintSet& s, const Model& model, PyData& pd, const py::object& q, const py::object& v) {
-            Array kq, kv;
+            Array kq = null_array(), kv = null_array();
             return s.compute_jacobian(model, data_for(model, pd), vector_arg(q, "q", model.nq, kq),
                                       vector_arg(v, "v", model.nv, kv));
           },

@@ -15,7 +15,7 @@ Index frame_index(const Model& model, const py::handle& frame) {
 }
 
 struct Args {  // keeps converted inputs alive for the call
-  Array q, v, a;
+  Array q = null_array(), v = null_array(), a = null_array();
 };
 
 }  // namespace
@@ -86,7 +86,7 @@ void init_dynamics(py::module_& m) {
   m.def(
       "compute_joint_jacobians",
       [](const Model& model, PyData& pd, const py::object& q) {
-        Array k;
+        Array k = null_array();
         return to_array(compute_joint_jacobians(model, data_for(model, pd), vector_arg(q, "q", model.nq, k)));
       },
       py::arg("model"), py::arg("data"), py::arg("q"),
@@ -101,7 +101,7 @@ void init_dynamics(py::module_& m) {
         const Index id = frame_index(model, frame);
         MatrixX J(6, model.nv);
         if (!q.is_none()) {
-          Array k;
+          Array k = null_array();
           J = frame_jacobian(model, data_for(model, pd), vector_arg(q, "q", model.nq, k), id, ref);
         } else {
           frame_jacobian(model, cdata_for(model, pd), id, ref, J);
@@ -141,7 +141,7 @@ void init_dynamics(py::module_& m) {
   m.def(
       "generalized_gravity",
       [](const Model& model, PyData& pd, const py::object& q) {
-        Array k;
+        Array k = null_array();
         return to_array(generalized_gravity(model, data_for(model, pd), vector_arg(q, "q", model.nq, k)));
       },
       py::arg("model"), py::arg("data"), py::arg("q"), "g(q) (nv,) [N·m] = rnea(q, 0, 0); also data.g. Cost O(n).");
@@ -157,7 +157,7 @@ void init_dynamics(py::module_& m) {
   m.def(
       "crba",
       [](const Model& model, PyData& pd, const py::object& q) {
-        Array k;
+        Array k = null_array();
         return to_array(crba(model, data_for(model, pd), vector_arg(q, "q", model.nq, k)));
       },
       py::arg("model"), py::arg("data"), py::arg("q"),
@@ -181,7 +181,7 @@ void init_dynamics(py::module_& m) {
         const Data& d = cdata_for(model, pd);
         if (d.Dfact.size() && d.Dinv_fact.isZero())
           raise(errors().solve, "solve_mass: call factorize_mass_matrix first");
-        Array k;
+        Array k = null_array();
         VectorX y = vector_arg(x, "x", model.nv, k);
         solve_mass(model, d, y);
         return to_array(y);
@@ -215,7 +215,7 @@ void init_dynamics(py::module_& m) {
          const std::vector<std::string>& joints, const py::object& qdd, const py::object& f_ext) {
         Data& d = data_for(model, pd);
         Args k;
-        Array kq;
+        Array kq = null_array();
         std::vector<char> prescribed(static_cast<std::size_t>(model.njoints), 0);
         for (const auto& j : joints) prescribed[static_cast<std::size_t>(model.joint_id(j))] = 1;
         const auto f = forces_arg(f_ext, model);
@@ -242,7 +242,7 @@ void init_dynamics(py::module_& m) {
   m.def(
       "potential_energy",
       [](const Model& model, PyData& pd, const py::object& q) {
-        Array k;
+        Array k = null_array();
         return potential_energy(model, data_for(model, pd), vector_arg(q, "q", model.nq, k));
       },
       py::arg("model"), py::arg("data"), py::arg("q"), "V = −Σ mᵢ gᵀ cᵢ [J] (zero at the world origin). O(n).");
@@ -258,7 +258,7 @@ void init_dynamics(py::module_& m) {
   m.def(
       "center_of_mass",
       [](const Model& model, PyData& pd, const py::object& q) {
-        Array k;
+        Array k = null_array();
         return to_array(center_of_mass(model, data_for(model, pd), vector_arg(q, "q", model.nq, k)));
       },
       py::arg("model"), py::arg("data"), py::arg("q"),
@@ -266,7 +266,7 @@ void init_dynamics(py::module_& m) {
   m.def(
       "center_of_mass_jacobian",
       [](const Model& model, PyData& pd, const py::object& q) {
-        Array k;
+        Array k = null_array();
         return to_array(center_of_mass_jacobian(model, data_for(model, pd), vector_arg(q, "q", model.nq, k)));
       },
       py::arg("model"), py::arg("data"), py::arg("q"), "(3, nv) Jacobian of the centre of mass, world axes. O(n).");

@@ -33,7 +33,7 @@ Controller python_controller(py::object f, int nmotors) {
     if (r.is_none()) return true;
     if (py::isinstance<py::bool_>(r)) return r.cast<bool>();
     try {
-      Array k;
+      Array k = null_array();
       u = vector_arg(r, "the controller's return value (commands, one per motor)", nmotors, k);
     } catch (py::error_already_set& e) {
       throw std::runtime_error(e.what());
@@ -231,7 +231,7 @@ void def_events(py::module_& m) {
   m.def(
       "feedback_signal",
       [](const Model& model, const std::string& s, const py::object& q, const py::object& v) {
-        Array kq, kv;
+        Array kq = null_array(), kv = null_array();
         return feedback_signal(model, s, vector_arg(q, "q", model.nq, kq), vector_arg(v, "v", model.nv, kv));
       },
       py::arg("model"), py::arg("signal"), py::arg("q"), py::arg("v"), "The value of one feedback signal.");
@@ -387,14 +387,14 @@ void def_simulator(py::module_& m) {
           "set_state",
           [](Simulator& s, const py::object& q, const py::object& v, double t) {
             const Model& model = s.robot().model();
-            Array kq, kv;
+            Array kq = null_array(), kv = null_array();
             s.set_state(vector_arg(q, "q", model.nq, kq), vector_arg(v, "v", model.nv, kv), t);
           },
           py::arg("q"), py::arg("v"), py::arg("t") = 0.0, "Initial state q (nq,), v (nv,), time t [s].")
       .def(
           "set_commands",
           [](Simulator& s, const py::object& u) {
-            Array k;
+            Array k = null_array();
             s.set_commands(vector_arg(u, "u", static_cast<Eigen::Index>(s.robot().motors().size()), k));
           },
           py::arg("u"), "Held commands (nmotors,) [N·m], Robot.motors order.")

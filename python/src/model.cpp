@@ -341,7 +341,7 @@ void def_configuration(py::module_& m) {
   m.def(
       "integrate",
       [](const Model& model, const py::object& q, const py::object& v, double dt) {
-        Array kq, kv;
+        Array kq = null_array(), kv = null_array();
         return to_array(integrate(model, vector_arg(q, "q", model.nq, kq), vector_arg(v, "v", model.nv, kv), dt));
       },
       py::arg("model"), py::arg("q"), py::arg("v"), py::arg("dt") = 1.0,
@@ -349,14 +349,14 @@ void def_configuration(py::module_& m) {
   m.def(
       "difference",
       [](const Model& model, const py::object& q0, const py::object& q1) {
-        Array k0, k1;
+        Array k0 = null_array(), k1 = null_array();
         return to_array(difference(model, vector_arg(q0, "q0", model.nq, k0), vector_arg(q1, "q1", model.nq, k1)));
       },
       py::arg("model"), py::arg("q0"), py::arg("q1"), "v (nv,) with integrate(q0, v, 1) = q1 (logarithm map).");
   m.def(
       "normalize",
       [](const Model& model, const py::object& q) {
-        Array k;
+        Array k = null_array();
         VectorX x = vector_arg(q, "q", model.nq, k);
         normalize(model, x);
         return to_array(x);

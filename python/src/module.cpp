@@ -56,7 +56,7 @@ MatrixX matrix_arg(const py::handle& obj, const char* name, Eigen::Index rows, E
 }
 
 Vector3 vec3_arg(const py::handle& obj, const char* name) {
-  Array keep;
+  Array keep = null_array();
   return vector_arg(obj, name, 3, keep);
 }
 

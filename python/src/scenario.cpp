@@ -90,14 +90,14 @@ void def_study(py::module_& m) {
       .def_property(
           "q0", [](const BrakeStudyConfig& c) { return to_array(c.q0); },
           [](BrakeStudyConfig& c, const py::object& x) {
-            Array k;
+            Array k = null_array();
             c.q0 = vector_arg(x, "q0", -1, k);
           },
           "(nq,)")
       .def_property(
           "v0", [](const BrakeStudyConfig& c) { return to_array(c.v0); },
           [](BrakeStudyConfig& c, const py::object& x) {
-            Array k;
+            Array k = null_array();
             c.v0 = vector_arg(x, "v0", -1, k);
           },
           "(nv,) [rad/s]")

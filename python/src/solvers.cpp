@@ -10,7 +10,7 @@ JumpOptions jump_options(const py::object& form, double restitution, const py::o
   o.form = py::isinstance<py::str>(form) ? parse_jump_form(form.cast<std::string>()) : form.cast<JumpForm>();
   o.restitution = restitution;
   if (!impulse.is_none()) {
-    Array k;
+    Array k = null_array();
     o.impulse = vector_arg(impulse, "impulse", nv, k);
   }
   o.diagnostics = diagnostics;
@@ -89,7 +89,7 @@ void init_solvers(py::module_& m) {
          const py::object& method) {
         Data& d = data_for(model, pd);
         const MatrixX Jm = matrix_arg(J, "J", -1, model.nv);
-        Array kg, kq, kv, kt;
+        Array kg = null_array(), kq = null_array(), kv = null_array(), kt = null_array();
         const auto g = vector_arg(gamma, "gamma", Jm.rows(), kg);
         const auto f = forces_arg(f_ext, model);
         const SolveReport r =
@@ -109,7 +109,7 @@ void init_solvers(py::module_& m) {
         Data& d = data_for(model, pd);
         std::unique_ptr<ConstrainedWorkspace> own;
         if (!ws) ws = (own = std::make_unique<ConstrainedWorkspace>(model)).get();
-        Array kq, kv, kt;
+        Array kq = null_array(), kv = null_array(), kt = null_array();
         const auto f = forces_arg(f_ext, model);
         const auto qm = vector_arg(q, "q", model.nq, kq);
         const auto vm = vector_arg(v, "v", model.nv, kv);
@@ -174,7 +174,7 @@ void init_solvers(py::module_& m) {
         Data& d = data_for(model, pd);
         const MatrixX j1 = J1.is_none() ? MatrixX(0, model.nv) : matrix_arg(J1, "J1", -1, model.nv);
         const MatrixX j2 = matrix_arg(J2, "J2", -1, model.nv);
-        Array kv;
+        Array kv = null_array();
         const auto vm = vector_arg(v_minus, "v_minus", model.nv, kv);
         return velocity_jump(model, d, j1, j2, vm, jump_options(form, restitution, impulse, diagnostics, model.nv),
                              locked);
@@ -192,7 +192,7 @@ void init_solvers(py::module_& m) {
          const py::object& v_minus, const py::object& form, double restitution, const py::object& impulse,
          bool diagnostics) {
         Data& d = data_for(model, pd);
-        Array kq, kv;
+        Array kq = null_array(), kv = null_array();
         return activate_constraints(model, d, set, names, vector_arg(q, "q", model.nq, kq),
                                     vector_arg(v_minus, "v_minus", model.nv, kv),
                                     jump_options(form, restitution, impulse, diagnostics, model.nv));
