@@ -78,10 +78,10 @@ py::array_t<double> vector_array(const Eigen::Ref<const VectorX>& x) {
 }
 
 py::array_t<double> matrix_array(const Eigen::Ref<const MatrixX>& x) {
-  py::array_t<double> a({x.rows(), x.cols()});
-  auto r = a.mutable_unchecked<2>();
-  for (Eigen::Index i = 0; i < x.rows(); ++i)
-    for (Eigen::Index j = 0; j < x.cols(); ++j) r(i, j) = x(i, j);
+  // Column-major like Eigen (Fortran order): one memcpy; NumPy indexes it as any 2-D array.
+  py::array_t<double, py::array::f_style> a({x.rows(), x.cols()});
+  for (Eigen::Index j = 0; j < x.cols(); ++j)
+    std::memcpy(a.mutable_data() + j * x.rows(), x.col(j).data(), sizeof(double) * static_cast<std::size_t>(x.rows()));
   return a;
 }
 

@@ -8,6 +8,7 @@
 //     by hybrid — all as %a, whitespace separated.
 //   articula_py_reference bench MODEL.urdf FLOATING N
 //     the mean time per call [ns] of aba, rnea, crba over N calls on 64 random states.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
