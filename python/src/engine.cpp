@@ -163,6 +163,42 @@ void def_robot(py::module_& m) {
       .def_readwrite("friction", &ElasticContact::friction)
       .def_readwrite("slip_velocity", &ElasticContact::slip_velocity);
 
+  py::enum_<BrakeKind>(m, "BrakeKind")
+      .value("Friction", BrakeKind::Friction)
+      .value("Pin", BrakeKind::Pin)
+      .def("__str__", [](BrakeKind k) { return to_string(k); }, py::prepend());
+  py::enum_<BrakeState>(m, "BrakeState")
+      .value("Released", BrakeState::Released)
+      .value("Engaging", BrakeState::Engaging)
+      .value("Slipping", BrakeState::Slipping)
+      .value("Stuck", BrakeState::Stuck)
+      .value("Locked", BrakeState::Locked)
+      .def("__str__", [](BrakeState b) { return to_string(b); }, py::prepend());
+  py::class_<Brake>(m, "Brake",
+                    "A joint brake (docs/brakes.md): friction (slips at torque, sticks at standstill while the held "
+                    "torque ≤ static_torque) or pin (locks at engagement with the consistent jump).")
+      .def(py::init([](std::string name, std::string joint, const py::object& kind, double delay, double torque,
+                       double motor_torque, double static_torque) {
+             Brake b;
+             b.name = std::move(name);
+             b.joint = std::move(joint);
+             b.kind = py::isinstance<py::str>(kind) ? parse_brake_kind(kind.cast<std::string>()) : kind.cast<BrakeKind>();
+             b.delay = delay, b.torque = torque, b.motor_torque = motor_torque, b.static_torque = static_torque;
+             return b;
+           }),
+           py::arg("name"), py::arg("joint"), py::arg("kind") = "friction", py::arg("delay") = 0.0,
+           py::arg("torque") = 0.0, py::arg("motor_torque") = 0.0, py::arg("static_torque") = 0.0,
+           "kind 'friction' | 'pin'; delay [s] stop signal → engagement; torque [N·m] at the joint (or motor_torque "
+           "[N·m] motor side, times the joint motor's gear_ratio); static_torque [N·m] ≥ torque, 0 = torque.")
+      .def_readwrite("name", &Brake::name)
+      .def_readwrite("joint", &Brake::joint)
+      .def_readwrite("kind", &Brake::kind)
+      .def_readwrite("delay", &Brake::delay)
+      .def_readwrite("torque", &Brake::torque)
+      .def_readwrite("motor_torque", &Brake::motor_torque)
+      .def_readwrite("static_torque", &Brake::static_torque)
+      .def_readonly("dof", &Brake::dof, "Index in v (set by Robot.add_brake).");
+
   py::class_<Robot>(m, "Robot",
                     "A model plus motors, sensors, elastic contacts and constraints, all by name. robot.model is the "
                     "model the dynamics use (motor rotor inertia added to the armature); do not modify it.")
@@ -200,7 +236,12 @@ void def_robot(py::module_& m) {
       .def("remove_contact", &Robot::remove_contact, py::arg("name"))
       .def("contact", &Robot::contact, py::arg("name"), py::return_value_policy::copy)
       .def("contact_index", &Robot::contact_index, py::arg("name"))
-      .def_property_readonly("contacts", &Robot::contacts);
+      .def_property_readonly("contacts", &Robot::contacts)
+      .def("add_brake", &Robot::add_brake, py::arg("brake"), py::return_value_policy::copy,
+           "Adds a brake; returns it resolved (dof, torque, static_torque). ValueError names the brake.")
+      .def("remove_brake", &Robot::remove_brake, py::arg("name"))
+      .def("brake", &Robot::brake, py::arg("name"), py::return_value_policy::copy)
+      .def_property_readonly("brakes", &Robot::brakes);
 }
 
 void def_events(py::module_& m) {
@@ -250,7 +291,7 @@ void def_events(py::module_& m) {
       },
       py::arg("model"), py::arg("frame"), py::arg("value"), "g = z of the frame origin − value [m].");
 
-  py::class_<EventAction>(m, "EventAction", "What an event does: enable / disable a constraint, set a command, stop.")
+  py::class_<EventAction>(m, "EventAction", "What an event does: enable / disable a constraint, set a command, stop, stop signal (brakes).")
       .def_static(
           "enable",
           [](const std::string& c, const py::object& jump) {
@@ -261,6 +302,11 @@ void def_events(py::module_& m) {
       .def_static("disable", &EventAction::disable, py::arg("constraint"))
       .def_static("set_command", &EventAction::set_command, py::arg("motor"), py::arg("value"), "[N·m]")
       .def_static("stop", &EventAction::stop)
+      .def_static("stop_signal", &EventAction::stop_signal, py::arg("category") = 0,
+                  py::arg("cat1_max_time") = INFINITY,
+                  "The emergency stop of the robot's brakes: category 0 cuts the drives and arms every brake's "
+                  "delay; category 1 decelerates each joint at its motor's effort limit, then arms its brake at "
+                  "standstill or at cat1_max_time [s] after the signal.")
       .def("describe", &EventAction::describe)
       .def("__repr__", &EventAction::describe);
   py::class_<Event>(m, "Event", "An event at a time [s] or when a guard g(t, q, v) crosses zero.")
@@ -314,7 +360,7 @@ void def_simulator(py::module_& m) {
       .value("ControllerFailed", RunStatus::ControllerFailed)
       .value("Error", RunStatus::Error)
       .value("Interrupted", RunStatus::Interrupted)
-      .def("__str__", [](RunStatus s) { return to_string(s); });
+      .def("__str__", [](RunStatus s) { return to_string(s); }, py::prepend());
   py::class_<AdaptiveOptions>(m, "AdaptiveOptions", "Dormand–Prince tolerances and step bounds [s].")
       .def(py::init<>())
       .def_readwrite("abs_tol", &AdaptiveOptions::abs_tol)
@@ -476,6 +522,13 @@ void def_simulator(py::module_& m) {
           "contact_forces", [](const Simulator& s) { return to_array(s.contact_forces()); },
           "(3 · ncontacts,) world forces [N].")
       .def_property_readonly("sensor_channels", &Simulator::sensor_channels)
+      .def_property_readonly("brake_states", &Simulator::brake_states, "Per brake (robot.brakes order): BrakeState.")
+      .def_property_readonly(
+          "brake_torques", [](const Simulator& s) { return to_array(s.brake_torques()); },
+          "(nbrakes,) torque applied or held now [N·m].")
+      .def_property_readonly(
+          "brake_energy", [](const Simulator& s) { return to_array(s.brake_energy()); },
+          "(nbrakes,) energy dissipated so far [J].")
       .def_property_readonly("robot", &Simulator::robot, py::return_value_policy::reference_internal)
       .def_property_readonly(
           "options", [](const Simulator& s) { return s.options(); }, "A copy of the options.")
