@@ -12,18 +12,25 @@
 #include "articula/articula.hpp"
 #include "articula/codegen/kernels.hpp"
 #include "commands.hpp"
+#include "interrupt.hpp"
 
 namespace articula::cli {
 namespace {
 
 void write_file(const std::filesystem::path& path, const std::string& text) {
   // Written beside the target and renamed over it: a build never sees half a file.
+  // The temporary is removed on a write error and when Ctrl-C ends the command.
   const std::filesystem::path tmp = path.string() + ".tmp";
+  const RemoveOnSignal remove_on_signal(tmp.string());
   {
     std::ofstream out(tmp, std::ios::binary);
     out << text;
     out.close();
-    if (!out) throw std::runtime_error("codegen: cannot write '" + tmp.string() + "'");
+    if (!out) {
+      std::error_code ignored;
+      std::filesystem::remove(tmp, ignored);
+      throw std::runtime_error("codegen: cannot write '" + tmp.string() + "'");
+    }
   }
   std::filesystem::rename(tmp, path);
 }

@@ -156,6 +156,21 @@ TEST(RobustCli, CodegenNameMustBeACppIdentifierAndNotAKeyword) {
   EXPECT_TRUE(fs::exists(dir.path() + "/pendulum_2.hpp"));
 }
 
+// A write error (the temporary file is /dev/full) fails the command naming the file and leaves
+// neither the temporary nor a half-written kernel.
+TEST(RobustCli, CodegenWriteErrorLeavesNoTemporaryFile) {
+  if (::access("/dev/full", W_OK) != 0) GTEST_SKIP() << "no /dev/full";
+  const test::ScratchDir dir("cli_codegen_full");
+  const std::string tmp = dir.path() + "/pendulum_2.hpp.tmp";
+  fs::create_symlink("/dev/full", tmp);
+  const test::CliResult r = test::run_cli("codegen " + quoted(test::model_path("pendulum3r")) +
+                                          " --name pendulum_2 -q -o " + quoted(dir.path()));
+  EXPECT_NE(r.code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "pendulum_2.hpp.tmp")) << r.output;
+  EXPECT_FALSE(fs::exists(fs::symlink_status(tmp))) << "the temporary is removed";
+  EXPECT_FALSE(fs::exists(dir.path() + "/pendulum_2.hpp"));
+}
+
 TEST(RobustCli, EstopRefusesRunsThatCouldNeverEnd) {
   const test::CliResult dt = test::run_cli("estop --pendulum --dt 1e-300");
   EXPECT_EQ(dt.code, 2) << dt.output;
