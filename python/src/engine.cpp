@@ -166,14 +166,16 @@ void def_robot(py::module_& m) {
   py::enum_<BrakeKind>(m, "BrakeKind")
       .value("Friction", BrakeKind::Friction)
       .value("Pin", BrakeKind::Pin)
-      .def("__str__", [](BrakeKind k) { return to_string(k); }, py::prepend());
+      .def(
+          "__str__", [](BrakeKind k) { return to_string(k); }, py::prepend());
   py::enum_<BrakeState>(m, "BrakeState")
       .value("Released", BrakeState::Released)
       .value("Engaging", BrakeState::Engaging)
       .value("Slipping", BrakeState::Slipping)
       .value("Stuck", BrakeState::Stuck)
       .value("Locked", BrakeState::Locked)
-      .def("__str__", [](BrakeState b) { return to_string(b); }, py::prepend());
+      .def(
+          "__str__", [](BrakeState b) { return to_string(b); }, py::prepend());
   py::class_<Brake>(m, "Brake",
                     "A joint brake (docs/brakes.md): friction (slips at torque, sticks at standstill while the held "
                     "torque ≤ static_torque) or pin (locks at engagement with the consistent jump).")
@@ -182,7 +184,8 @@ void def_robot(py::module_& m) {
              Brake b;
              b.name = std::move(name);
              b.joint = std::move(joint);
-             b.kind = py::isinstance<py::str>(kind) ? parse_brake_kind(kind.cast<std::string>()) : kind.cast<BrakeKind>();
+             b.kind =
+                 py::isinstance<py::str>(kind) ? parse_brake_kind(kind.cast<std::string>()) : kind.cast<BrakeKind>();
              b.delay = delay, b.torque = torque, b.motor_torque = motor_torque, b.static_torque = static_torque;
              return b;
            }),
@@ -291,7 +294,8 @@ void def_events(py::module_& m) {
       },
       py::arg("model"), py::arg("frame"), py::arg("value"), "g = z of the frame origin − value [m].");
 
-  py::class_<EventAction>(m, "EventAction", "What an event does: enable / disable a constraint, set a command, stop, stop signal (brakes).")
+  py::class_<EventAction>(
+      m, "EventAction", "What an event does: enable / disable a constraint, set a command, stop, stop signal (brakes).")
       .def_static(
           "enable",
           [](const std::string& c, const py::object& jump) {
@@ -360,7 +364,8 @@ void def_simulator(py::module_& m) {
       .value("ControllerFailed", RunStatus::ControllerFailed)
       .value("Error", RunStatus::Error)
       .value("Interrupted", RunStatus::Interrupted)
-      .def("__str__", [](RunStatus s) { return to_string(s); }, py::prepend());
+      .def(
+          "__str__", [](RunStatus s) { return to_string(s); }, py::prepend());
   py::class_<AdaptiveOptions>(m, "AdaptiveOptions", "Dormand–Prince tolerances and step bounds [s].")
       .def(py::init<>())
       .def_readwrite("abs_tol", &AdaptiveOptions::abs_tol)

@@ -32,14 +32,16 @@ void init_solvers(py::module_& m) {
       .value("RangeSpace", ConstrainedMethod::RangeSpace)
       .value("NullSpace", ConstrainedMethod::NullSpace)
       .value("Hybrid", ConstrainedMethod::Hybrid)
-      .def("__str__", [](ConstrainedMethod x) { return to_string(x); }, py::prepend());
+      .def(
+          "__str__", [](ConstrainedMethod x) { return to_string(x); }, py::prepend());
   py::enum_<SolveStatus>(m, "SolveStatus")
       .value("Ok", SolveStatus::Ok)
       .value("Redundant", SolveStatus::Redundant)
       .value("Inconsistent", SolveStatus::Inconsistent)
       .value("Singular", SolveStatus::Singular)
       .value("NonFinite", SolveStatus::NonFinite)
-      .def("__str__", [](SolveStatus x) { return to_string(x); }, py::prepend());
+      .def(
+          "__str__", [](SolveStatus x) { return to_string(x); }, py::prepend());
   py::enum_<JumpForm>(m, "JumpForm",
                       "Velocity-jump forms (docs/activation.md); strings accepted: 'auto', 'full', "
                       "'range', 'projector', 'minimal', 'locks', 'naive', 'none'.")
@@ -51,7 +53,8 @@ void init_solvers(py::module_& m) {
       .value("Locks", JumpForm::Locks)
       .value("Naive", JumpForm::Naive)
       .value("None_", JumpForm::None)
-      .def("__str__", [](JumpForm x) { return to_string(x); }, py::prepend());
+      .def(
+          "__str__", [](JumpForm x) { return to_string(x); }, py::prepend());
 
   py::class_<SolveReport>(m, "SolveReport", "What a constrained solve did.")
       .def_readonly("status", &SolveReport::status)

@@ -75,7 +75,32 @@ struct Simulator::Impl {
   // Stops the joint is leaving (released, bounced): their guards start just inside the limit,
   // so that a return within the next step is caught even from q a round-off past the stop.
   void arm_leaving(const std::vector<std::string>& names);
+  // The run loop in named stages (simulator_run.cpp; docs/engine.md "A run").
+  struct RunState {
+    RunResult result;
+    double duration = 0.0, t_end = 0.0, eps = 0.0;
+    bool recording = false;         // a log or record_samples
+    bool sensors_need_rhs = false;  // IMU / effort / force sensors need an evaluation
+    bool stop = false;              // an event's stop action
+    RunStatus status = RunStatus::Completed;
+    std::string message;
+    std::chrono::steady_clock::time_point wall0, last_progress;
+  };
+  RunState run_state;
   RunResult run(Simulator& sim, double duration);
+  // Per-run tables, brakes and logs; false (run_state.result set) when a log cannot start.
+  bool begin_run(Simulator& sim, double duration);
+  bool at_instant(Simulator& sim, std::vector<int> firing, bool force_log);
+  bool hold_or_let_go(Simulator& sim);
+  bool advance(Simulator& sim);
+  RunResult finish_run(Simulator& sim);
+  // Helpers of the stages: an evaluation at the current instant (v̇, sensors, brake outputs),
+  // the time events due at t, the finite / max_speed check, and the run's failure.
+  bool evaluate_at_instant(Simulator& sim);
+  std::vector<int> due_time_events(double t) const;
+  bool state_is_sane(Simulator& sim);
+  void fail(Simulator& sim, RunStatus status, const std::string& what);
+  RunStatus failure_status(const Simulator& sim) const;
 
   // Brakes (brakes.cpp, docs/brakes.md): one JointLock per brake (named as the brake), the
   // drives' stop modes, and the guard events of the switches.
@@ -85,15 +110,15 @@ struct Simulator::Impl {
     double sign = 0.0;  // Slipping: sign of q̇ over the segment (the slip torque is −torque·sign)
     double t_engage = std::numeric_limits<double>::infinity();
     int iq = 0, iv = 0, motor = -1;
-    int column = -1;  // index of the lock in constraint_names (resolved per run)
+    int column = -1;          // index of the lock in constraint_names (resolved per run)
     bool overloaded = false;  // pin: the overload was reported
   };
   enum class Drive { On, Cut, Decelerate };
   std::vector<BrakeRun> brake_run;
-  std::vector<Drive> drive;      // per motor
+  std::vector<Drive> drive;        // per motor
   std::vector<double> drive_sign;  // Decelerate: sign of q̇ (command −effort_limit·sign)
   double cat1_deadline = std::numeric_limits<double>::infinity();
-  bool registering = false;  // add_event accepts Kind::Brake actions (the simulator's own events)
+  bool registering = false;   // add_event accepts Kind::Brake actions (the simulator's own events)
   bool lambda_valid = false;  // brake_lambda cache at (lambda_q, lambda_v)
   VectorX lambda_q, lambda_v, lambda_vdot, lambda_all;
   void add_brakes(Simulator& sim);
