@@ -296,7 +296,7 @@ void read_events(Build& b) {
     if (at.defined()) e.time = at.non_negative();
     if (when.defined()) e.guard = read_guard(b, when, e.direction);
     e.repeat = item.get("repeat").boolean_or(false);
-    const Node actions = item.need("actions", "a list of actions (enable, disable, set, stop)");
+    const Node actions = item.need("actions", "a list of actions (enable, disable, set, stop, stop_signal)");
     for (const Node& a : actions.items()) e.actions.push_back(read_action(b, a));
     if (e.actions.empty()) actions.fail("an event needs at least one action");
     item.rethrow([&] { b.scenario.simulator->add_event(std::move(e)); });
