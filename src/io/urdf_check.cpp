@@ -115,7 +115,7 @@ void scan_raw(std::string_view xml, const std::string& source) {
     } else if (rest.starts_with("<?")) {
       skip_past(lt + 2, "?>");
     } else if (rest.starts_with("<!") || rest.starts_with("</")) {
-      if (rest[1] == '/') --depth;
+      if (rest[1] == '/' && depth > 0) --depth;  // a stray end tag must not buy depth
       skip_past(lt + 1, ">");
     } else {
       const std::string_view name = tag_name(xml, lt);

@@ -104,11 +104,14 @@ TEST(UrdfInput, InvalidUtf8AndNulBytesAreRejected) {
 // (it was nv²/2 ints) and the process grows by far less than 100 MB while loading it.
 TEST(UrdfInput, A10000LinkChainLoadsInLinearMemory) {
   const int n = 10000;
-  std::string xml = "<robot name=\"chain\">" + link("l0");
-  for (int i = 1; i <= n; ++i)
-    xml += link("l" + std::to_string(i)) + "<joint name=\"j" + std::to_string(i) +
-           "\" type=\"continuous\"><parent link=\"l" + std::to_string(i - 1) + "\"/><child link=\"l" +
-           std::to_string(i) + "\"/><origin xyz=\"0 0 0.1\"/><axis xyz=\"0 1 0\"/></joint>";
+  std::string xml = "<robot name=\"chain\">";  // built by += (g++ 12 warns wrongly on "…" + string)
+  xml += link("l0");
+  for (int i = 1; i <= n; ++i) {
+    const std::string id = std::to_string(i), parent = std::to_string(i - 1);
+    xml += link("l" + id);
+    xml += "<joint name=\"j" + id + "\" type=\"continuous\"><parent link=\"l" + parent + "\"/><child link=\"l" + id +
+           "\"/><origin xyz=\"0 0 0.1\"/><axis xyz=\"0 1 0\"/></joint>";
+  }
   xml += "</robot>";
   rusage before{}, after{};
   getrusage(RUSAGE_SELF, &before);
