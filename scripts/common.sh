@@ -11,7 +11,7 @@ ARTICULA_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # machines; Chromium for the viewer's browser tests.
 ARTICULA_PACKAGES=(
   g++ cmake make
-  libeigen3-dev liburdfdom-dev liburdfdom-headers-dev libyaml-cpp-dev libcli11-dev
+  libeigen3-dev liburdfdom-dev liburdfdom-headers-dev libtinyxml-dev libyaml-cpp-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev libhdf5-dev
   python3 python3-matplotlib
   clang libclang-rt-14-dev

@@ -26,11 +26,11 @@ ARTICULA_FLATTEN void composite_pass(const Model& model, Data& data) {
       const Motion sk{s.head<3>(), s.tail<3>()};
       const Force F = Ic * sk;
       M(k, k) = sk.dot(F) + model.armature[k];
-      // The ancestors of dof k, nearest first, as one contiguous list (model.ancestors): the
+      // The ancestors of dof k, nearest first, as one contiguous list (model.ancestors_of(k)): the
       // loop reads the next index from memory, not through a chain of λ loads, so the dot
       // products overlap.
-      const int* anc = model.ancestors.data() + model.ancestor_offset[k];
-      const int* anc_end = model.ancestors.data() + model.ancestor_offset[k + 1];
+      const int* anc = model.ancestors_of(k);
+      const int* anc_end = anc + model.ancestor_count(k);
       for (; anc != anc_end; ++anc) {
         const int j = *anc;
         const auto sj = J.col(j);

@@ -15,8 +15,7 @@ struct PackedRow {
   int offset;
 };
 ARTICULA_ALWAYS_INLINE PackedRow packed_row(const Model& model, int k) {
-  const int b = model.ancestor_offset[k];
-  return {model.ancestors.data() + b, model.ancestor_offset[k + 1] - b, b};
+  return {model.ancestors_of(k), model.ancestor_count(k), model.ancestor_offset[k]};
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "articula/model/model_builder.hpp"
+#include "io/urdf_check.hpp"
 
 namespace articula {
 namespace {
@@ -57,6 +58,8 @@ Inertia to_inertia(const urdf::Link& link, const std::string& source) {
 }  // namespace
 
 Model load_urdf_string(const std::string& xml, BaseType base, const std::string& source) {
+  // Before urdfdom sees the text: bytes, depth, names, '%' and numbers (urdf_check.hpp).
+  detail::check_urdf_text(xml, source);
   urdf::ModelInterfaceSharedPtr robot;
   std::string messages;
   {

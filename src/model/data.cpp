@@ -15,7 +15,7 @@ Data::Data(const Model& model)
       g(VectorX::Zero(model.nv)),
       Ycrb(model.njoints),
       M(MatrixX::Zero(model.nv, model.nv)),
-      Lfact(VectorX::Zero(static_cast<Eigen::Index>(model.ancestors.size()))),
+      Lfact(VectorX::Zero(model.ancestor_offset.empty() ? 0 : model.ancestor_offset.back())),
       Dfact(VectorX::Zero(model.nv)),
       Dinv_fact(VectorX::Zero(model.nv)),
       IA(model.njoints, Matrix6::Zero()),

@@ -2,7 +2,7 @@
 
 #include <Eigen/Eigenvalues>
 #include <cmath>
-#include <functional>
+#include <unordered_map>
 #include <stdexcept>
 
 namespace articula {
@@ -30,12 +30,10 @@ std::string inertia_problem(const Inertia& I) {
 
 ModelBuilder::ModelBuilder(std::string model_name) : name_(std::move(model_name)) {}
 
-bool ModelBuilder::name_taken(const std::string& n) const {
-  for (const auto& b : bodies_)
-    if (b.name == n) return true;
-  for (const auto& f : frames_)
-    if (f.name == n) return true;
-  return false;
+bool ModelBuilder::name_taken(const std::string& n) const { return names_.count(n) > 0; }
+
+bool ModelBuilder::joint_taken(const std::string& j) const {
+  return body_joints_.count(j) > 0 || fixed_joints_.count(j) > 0;
 }
 
 ModelBuilder& ModelBuilder::add_body(const std::string& body_name, const std::string& parent,
@@ -44,12 +42,8 @@ ModelBuilder& ModelBuilder::add_body(const std::string& body_name, const std::st
   if (body_name.empty()) throw std::invalid_argument("ModelBuilder::add_body: empty body name");
   if (name_taken(body_name)) throw std::invalid_argument("ModelBuilder::add_body: duplicate name '" + body_name + "'");
   // Joint names are unique across moving joints and the fixed joints of fixed links.
-  for (const auto& b : bodies_)
-    if (b.joint == joint_name)
-      throw std::invalid_argument("ModelBuilder::add_body: duplicate joint name '" + joint_name + "'");
-  for (const auto& f : frames_)
-    if (f.type == FrameType::FixedLink && !f.joint.empty() && f.joint == joint_name)
-      throw std::invalid_argument("ModelBuilder::add_body: duplicate joint name '" + joint_name + "'");
+  if (joint_taken(joint_name))
+    throw std::invalid_argument("ModelBuilder::add_body: duplicate joint name '" + joint_name + "'");
   if (!parent.empty() && !name_taken(parent))
     throw std::invalid_argument("ModelBuilder::add_body: body '" + body_name + "' has unknown parent '" + parent + "'");
   if (!joint_placement.R.allFinite() || !joint_placement.p.allFinite())
@@ -67,6 +61,8 @@ ModelBuilder& ModelBuilder::add_body(const std::string& body_name, const std::st
   if (limits.armature < 0.0 || limits.damping < 0.0 || limits.friction < 0.0)
     throw std::invalid_argument("ModelBuilder::add_body: joint '" + joint_name +
                                 "' has negative armature, damping or friction");
+  names_.emplace(body_name, NameRef{true, static_cast<int>(bodies_.size())});
+  body_joints_.insert(joint_name);
   bodies_.push_back({body_name, parent, joint_name, type, joint_placement, a, inertia, limits});
   return *this;
 }
@@ -74,34 +70,33 @@ ModelBuilder& ModelBuilder::add_body(const std::string& body_name, const std::st
 ModelBuilder& ModelBuilder::add_fixed_link(const std::string& link_name, const std::string& parent,
                                            const std::string& joint_name, const Transform& placement,
                                            const Inertia& inertia) {
+  if (link_name.empty()) throw std::invalid_argument("ModelBuilder::add_fixed_link: empty link name");
   if (name_taken(link_name))
     throw std::invalid_argument("ModelBuilder::add_fixed_link: duplicate name '" + link_name + "'");
   // A named fixed joint must not reuse a joint name (an unnamed one, e.g. a welded root, may repeat).
-  if (!joint_name.empty()) {
-    for (const auto& b : bodies_)
-      if (b.joint == joint_name)
-        throw std::invalid_argument("ModelBuilder::add_fixed_link: duplicate joint name '" + joint_name + "'");
-    for (const auto& f : frames_)
-      if (f.type == FrameType::FixedLink && f.joint == joint_name)
-        throw std::invalid_argument("ModelBuilder::add_fixed_link: duplicate joint name '" + joint_name + "'");
-  }
+  if (!joint_name.empty() && joint_taken(joint_name))
+    throw std::invalid_argument("ModelBuilder::add_fixed_link: duplicate joint name '" + joint_name + "'");
   if (!parent.empty() && !name_taken(parent))
     throw std::invalid_argument("ModelBuilder::add_fixed_link: link '" + link_name + "' has unknown parent '" + parent +
                                 "'");
   const std::string problem = inertia_problem(inertia);
   if (!problem.empty())
     throw std::invalid_argument("ModelBuilder::add_fixed_link: link '" + link_name + "': " + problem);
+  names_.emplace(link_name, NameRef{false, static_cast<int>(frames_.size())});
+  if (!joint_name.empty()) fixed_joints_.insert(joint_name);
   frames_.push_back({link_name, parent, joint_name, placement, inertia, FrameType::FixedLink});
   return *this;
 }
 
 ModelBuilder& ModelBuilder::add_frame(const std::string& frame_name, const std::string& parent,
                                       const Transform& placement) {
+  if (frame_name.empty()) throw std::invalid_argument("ModelBuilder::add_frame: empty frame name");
   if (name_taken(frame_name))
     throw std::invalid_argument("ModelBuilder::add_frame: duplicate name '" + frame_name + "'");
   if (!parent.empty() && !name_taken(parent))
     throw std::invalid_argument("ModelBuilder::add_frame: frame '" + frame_name + "' has unknown parent '" + parent +
                                 "'");
+  names_.emplace(frame_name, NameRef{false, static_cast<int>(frames_.size())});
   frames_.push_back({frame_name, parent, "", placement, Inertia::Zero(), FrameType::User});
   return *this;
 }
@@ -116,35 +111,56 @@ Model ModelBuilder::build() const {
   m.name = name_;
   m.gravity = Motion{gravity_, Vector3::Zero()};
 
-  // Depth-first order from the roots, children in insertion order.
+  // Depth-first order from the roots, children in insertion order: below each parent its
+  // bodies (each with its subtree) first, then the subtrees hanging below its fixed links.
+  // An explicit stack and hash maps keep this linear in the number of names (no recursion, so
+  // a 10 000-link chain does not exhaust the call stack).
+  std::unordered_map<std::string, std::vector<int>> child_bodies, child_links;
+  for (int b = 0; b < static_cast<int>(bodies_.size()); ++b) child_bodies[bodies_[b].parent].push_back(b);
+  for (int f = 0; f < static_cast<int>(frames_.size()); ++f)
+    if (frames_[f].type == FrameType::FixedLink) child_links[frames_[f].parent].push_back(f);
+  static const std::vector<int> none;
+  const auto children = [](const auto& map, const std::string& parent) -> const std::vector<int>& {
+    const auto it = map.find(parent);
+    return it == map.end() ? none : it->second;
+  };
+  struct Visit {
+    const std::vector<int>* bodies;
+    const std::vector<int>* links;
+    std::size_t next_body = 0, next_link = 0;
+  };
   std::vector<int> order;
-  std::function<void(const std::string&)> visit = [&](const std::string& parent) {
-    for (int b = 0; b < static_cast<int>(bodies_.size()); ++b)
-      if (bodies_[b].parent == parent) {
-        order.push_back(b);
-        visit(bodies_[b].name);
-      }
-    // Moving bodies hanging below fixed links of this parent.
-    for (const auto& f : frames_)
-      if (f.parent == parent && f.type == FrameType::FixedLink) visit(f.name);
-  };
-  visit("");
+  std::vector<Visit> stack{{&children(child_bodies, ""), &children(child_links, "")}};
+  while (!stack.empty()) {
+    Visit& top = stack.back();
+    if (top.next_body < top.bodies->size()) {
+      const int b = (*top.bodies)[top.next_body++];
+      order.push_back(b);
+      stack.push_back({&children(child_bodies, bodies_[b].name), &children(child_links, bodies_[b].name)});
+    } else if (top.next_link < top.links->size()) {
+      const std::string& f = frames_[(*top.links)[top.next_link++]].name;
+      stack.push_back({&children(child_bodies, f), &children(child_links, f)});
+    } else {
+      stack.pop_back();
+    }
+  }
 
-  // Resolve each name (body or fixed link or frame) to (body index, placement in that body).
-  std::function<std::pair<Index, Transform>(const std::string&)> resolve;
-  std::vector<std::string> names_in_order;
-  for (int b : order) names_in_order.push_back(bodies_[b].name);
-  resolve = [&](const std::string& n) -> std::pair<Index, Transform> {
+  // Each name (body, fixed link or frame) as (body index, placement in that body). A frame's
+  // parent was added before it, so one pass in insertion order resolves them all.
+  std::vector<Index> position(bodies_.size(), kWorld);  // body insertion index -> model index
+  for (std::size_t i = 0; i < order.size(); ++i) position[order[i]] = static_cast<Index>(i);
+  std::vector<std::pair<Index, Transform>> frame_at(frames_.size());
+  const auto resolve = [&](const std::string& n) -> std::pair<Index, Transform> {
     if (n.empty()) return {kWorld, Transform::Identity()};
-    for (std::size_t i = 0; i < names_in_order.size(); ++i)
-      if (names_in_order[i] == n) return {static_cast<Index>(i), Transform::Identity()};
-    for (const auto& f : frames_)
-      if (f.name == n) {
-        auto [body, X] = resolve(f.parent);
-        return {body, X * f.placement};
-      }
-    throw std::logic_error("ModelBuilder::build: unresolved name " + n);
+    const NameRef& r = names_.at(n);
+    if (!r.body) return frame_at[r.index];
+    if (position[r.index] == kWorld) throw std::logic_error("ModelBuilder::build: unresolved name " + n);
+    return {position[r.index], Transform::Identity()};
   };
+  for (std::size_t f = 0; f < frames_.size(); ++f) {
+    auto [body, X] = resolve(frames_[f].parent);
+    frame_at[f] = {body, X * frames_[f].placement};
+  }
 
   const int nb = static_cast<int>(order.size());
   m.njoints = nb;
@@ -171,10 +187,10 @@ Model ModelBuilder::build() const {
     m.nv += joint_nv(b.type);
   }
   // Merge fixed links' inertias into their moving ancestor (world-attached ones are dropped).
-  for (const auto& f : frames_) {
-    if (f.type != FrameType::FixedLink || f.inertia.m == 0.0) continue;
-    auto [body, X] = resolve(f.name);
-    if (body != kWorld) m.inertias[body] += f.inertia.transformed(X);
+  for (std::size_t f = 0; f < frames_.size(); ++f) {
+    if (frames_[f].type != FrameType::FixedLink || frames_[f].inertia.m == 0.0) continue;
+    const auto& [body, X] = frame_at[f];
+    if (body != kWorld) m.inertias[body] += frames_[f].inertia.transformed(X);
   }
   m.subtree_end.assign(nb, 0);
   for (int i = nb - 1; i >= 0; --i) {
@@ -216,18 +232,36 @@ Model ModelBuilder::build() const {
     }
   }
 
-  m.ancestor_offset.assign(1, 0);
+  // Ancestor lists (model.hpp). Row offsets: the prefix sums of the depths. Storage: k's list
+  // is λ(k) followed by λ(k)'s list, so a path k_0 → k_1 → … → k_m that always goes to the
+  // first child is stored once, deepest end first ([k_{m−1}, …, k_0, then k_0's list]); each
+  // k_i's list starts at k_{i−1}. A chain takes nv entries, a tree Σ (path length + depth of
+  // the path's start), instead of Σ depth (nv²/2 for a chain).
+  std::vector<int> depth(m.nv, 0), first_child(m.nv, -1);
+  m.ancestor_offset.assign(m.nv + 1, 0);
   for (int k = 0; k < m.nv; ++k) {
-    for (int j = m.dof_parent[k]; j >= 0; j = m.dof_parent[j]) m.ancestors.push_back(j);
-    m.ancestor_offset.push_back(static_cast<int>(m.ancestors.size()));
+    const int p = m.dof_parent[k];
+    depth[k] = p < 0 ? 0 : depth[p] + 1;
+    if (p >= 0 && first_child[p] < 0) first_child[p] = k;
+    m.ancestor_offset[k + 1] = m.ancestor_offset[k] + depth[k];
+  }
+  m.ancestor_begin.assign(m.nv, 0);
+  for (int s = 0; s < m.nv; ++s) {
+    const int p = m.dof_parent[s];
+    if (p >= 0 && first_child[p] == s) continue;  // not a path start: stored with its parent's path
+    std::vector<int> path{s};
+    while (first_child[path.back()] >= 0) path.push_back(first_child[path.back()]);
+    const int start = static_cast<int>(m.ancestors.size());
+    for (std::size_t i = path.size() - 1; i-- > 0;) m.ancestors.push_back(path[i]);
+    for (int j = p; j >= 0; j = m.dof_parent[j]) m.ancestors.push_back(j);  // s's own list
+    const int last = static_cast<int>(path.size()) - 1;
+    for (int i = 0; i <= last; ++i) m.ancestor_begin[path[i]] = start + last - i;
   }
 
   // Frames: one per body, then fixed links and user frames in insertion order.
   for (int i = 0; i < nb; ++i) m.frames.push_back({m.body_names[i], i, Transform::Identity(), FrameType::Body});
-  for (const auto& f : frames_) {
-    auto [body, X] = resolve(f.name);
-    m.frames.push_back({f.name, body, X, f.type});
-  }
+  for (std::size_t f = 0; f < frames_.size(); ++f)
+    m.frames.push_back({frames_[f].name, frame_at[f].first, frame_at[f].second, frames_[f].type});
   return m;
 }
 

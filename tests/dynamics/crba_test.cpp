@@ -98,14 +98,12 @@ TEST(Crba, FactorizationSolvesLikeLdlt) {
       for (int k = 0; k < model.nv; ++k) {
         std::vector<int> chain;
         for (int j = model.dof_parent[k]; j >= 0; j = model.dof_parent[j]) chain.push_back(j);
-        const std::vector<int> list(model.ancestors.begin() + model.ancestor_offset[k],
-                                    model.ancestors.begin() + model.ancestor_offset[k + 1]);
+        const std::vector<int> list(model.ancestors_of(k), model.ancestors_of(k) + model.ancestor_count(k));
         EXPECT_EQ(list, chain) << name << " dof " << k;
         for (std::size_t t = 0; t < list.size(); ++t) {
           const int i = list[t];
           const std::vector<int> tail(list.begin() + static_cast<std::ptrdiff_t>(t) + 1, list.end());
-          const std::vector<int> of_i(model.ancestors.begin() + model.ancestor_offset[i],
-                                      model.ancestors.begin() + model.ancestor_offset[i + 1]);
+          const std::vector<int> of_i(model.ancestors_of(i), model.ancestors_of(i) + model.ancestor_count(i));
           EXPECT_EQ(of_i, tail) << name << " dof " << k << ", ancestor " << i;
         }
       }

@@ -33,7 +33,7 @@ struct Data {
   // factorize_mass_matrix(): M = Lᵀ D L with L unit lower triangular and nonzero only at
   // (i, j), j an ancestor of i. Packed by rows: L(k, ancestors[t]) at Lfact[t] for t in
   // [ancestor_offset[k], ancestor_offset[k+1]) (model.hpp); mass_factor_l() unpacks it.
-  VectorX Lfact;      // (model.ancestors.size())
+  VectorX Lfact;      // (model.ancestor_offset[nv]) Σ depth
   VectorX Dfact;      // (nv) D
   VectorX Dinv_fact;  // (nv) 1 / D
 

@@ -42,12 +42,17 @@ struct Model {
   // Per dof (size nv) and per coordinate (size nq).
   MatrixX S;                    // (6 × nv) motion subspaces in the child frames
   std::vector<int> dof_parent;  // λ(k) for the sparse LTLᵀ of M (RBDA §6.5), −1 at roots
-  // The ancestors of dof k (λ(k), λ(λ(k)), …), nearest first (decreasing index):
-  // ancestors[t] for t in [ancestor_offset[k], ancestor_offset[k+1]). The ancestors of the t-th
+  // The ancestors of dof k (λ(k), λ(λ(k)), …), nearest first (decreasing index): the
+  // ancestor_count(k) entries of `ancestors` from ancestor_begin[k]. The ancestors of the t-th
   // ancestor of k are the rest of k's list after t, which makes the packed LᵀDL rows
-  // (Data::Lfact) line up; crba() walks the same lists.
+  // (Data::Lfact, row k at ancestor_offset[k]) line up; crba() walks the same lists. Lists
+  // share storage (a list is stored inside the list of a descendant), so `ancestors` stays
+  // O(nv) for a chain while Σ depth = ancestor_offset[nv] is O(nv²).
   std::vector<int> ancestors;
-  std::vector<int> ancestor_offset;      // (nv + 1)
+  std::vector<int> ancestor_begin;       // (nv) where k's list starts in `ancestors`
+  std::vector<int> ancestor_offset;      // (nv + 1) prefix sums of the list lengths (depths)
+  const int* ancestors_of(int k) const { return ancestors.data() + ancestor_begin[k]; }
+  int ancestor_count(int k) const { return ancestor_offset[k + 1] - ancestor_offset[k]; }
   std::vector<Index> dof_joint;          // joint of each dof
   VectorX lower, upper;                  // (nq) position limits (±inf if none)
   VectorX velocity_limit, effort_limit;  // (nv) (+inf if none)

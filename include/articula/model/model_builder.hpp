@@ -4,6 +4,8 @@
 /// renumbers them depth-first.
 #include <limits>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "articula/model/model.hpp"
@@ -54,8 +56,16 @@ class ModelBuilder {
     Inertia inertia;
     FrameType type;
   };
+  struct NameRef {
+    bool body;  // a body (index into bodies_) or a frame / fixed link (index into frames_)
+    int index;
+  };
   bool name_taken(const std::string& n) const;
+  bool joint_taken(const std::string& j) const;
   std::string name_;
+  std::unordered_map<std::string, NameRef> names_;  // every body, fixed link and frame
+  std::unordered_set<std::string> body_joints_;     // joints of the bodies
+  std::unordered_set<std::string> fixed_joints_;    // the non-empty joints of fixed links
   std::vector<PendingBody> bodies_;
   std::vector<PendingFrame> frames_;
   Vector3 gravity_{0, 0, -9.81};
