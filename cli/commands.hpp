@@ -12,6 +12,7 @@ Command add_bench_command(CLI::App& app);
 Command add_estop_command(CLI::App& app);
 Command add_run_command(CLI::App& app);
 Command add_codegen_command(CLI::App& app);
+Command add_stopping_command(CLI::App& app);
 
 /// The whole command line: registers every subcommand, parses argv and runs the chosen one.
 /// Returns the exit code. parse_only: stop after parsing (0 when the arguments parse), for
