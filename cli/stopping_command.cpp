@@ -89,6 +89,10 @@ bool launched_by_mpi() {
 
 Ranks start_ranks() {
   Ranks r;
+#ifndef ARTICULA_HAVE_MPI
+  if (launched_by_mpi())
+    std::fprintf(stderr, "articula stopping: built without MPI: every process runs the whole sweep alone\n");
+#endif
 #ifdef ARTICULA_HAVE_MPI
   if (launched_by_mpi()) {
     MPI_Init(nullptr, nullptr);
@@ -202,8 +206,8 @@ int run_stopping(const StoppingOptions& o) {
     fs::create_directories(dir);
     write_file(dir / "stopping.csv", stopping_csv(study, results));
     write_file(dir / "stopping.json", stopping_json(study, results, o.samples, o.seed));
-    std::printf("\nWrote %s and %s (%d runs in %.2f s on %d rank(s) x %d thread(s))\n",
-                (dir / "stopping.csv").string().c_str(), (dir / "stopping.json").string().c_str(), plan.items(), wall,
+    std::printf("%sWrote %s and %s (%d runs in %.2f s on %d rank(s) x %d thread(s))\n",
+                o.quiet ? "" : "\n", (dir / "stopping.csv").string().c_str(), (dir / "stopping.json").string().c_str(), plan.items(), wall,
                 ranks.size, jobs);
     if (o.plot) {
       const auto tool = plot_tool();
@@ -216,7 +220,7 @@ int run_stopping(const StoppingOptions& o) {
           std::system("python3 -c 'import matplotlib' >/dev/null 2>&1") == 0 ? "python3" : "/usr/bin/python3";
       const std::string cmd = python + " " + shell_quote(tool->string()) + " " +
                               shell_quote((dir / "stopping.csv").string()) + " -o " + shell_quote(dir.string()) +
-                              " --title " + shell_quote(study.model->name);
+                              " --ideal --title " + shell_quote(study.model->name);
       if (std::system(cmd.c_str()) != 0) {
         std::fprintf(stderr, "articula stopping: the plot tool failed (needs python3-matplotlib)\n");
         code = 1;

@@ -87,11 +87,8 @@ double brake_factor(const std::vector<double>& v, std::size_t k) { return v.empt
 
 bool real_brakes_available() { return false; }
 
-StopFigures run_stopping_case(const StoppingStudy& s, const StoppingCase& c, BrakeModel brake_model,
-                              const BrakeScaling& scaling) {
-  if (brake_model == BrakeModel::Real && !real_brakes_available())
-    throw std::invalid_argument("stopping: the real brakes (friction / pin) are not in this build");
-  Robot robot(case_model(s, c));
+namespace {
+void add_drives(const StoppingStudy& s, Robot& robot) {
   for (const StoppingDrive& d : s.drives) {
     Motor m;
     m.name = m.joint = d.joint;
@@ -100,6 +97,21 @@ StopFigures run_stopping_case(const StoppingStudy& s, const StoppingCase& c, Bra
     m.effort_limit = d.effort_limit;
     robot.add_motor(m);
   }
+}
+}  // namespace
+
+Model stopping_case_model(const StoppingStudy& s, const StoppingCase& c) {
+  Robot robot(case_model(s, c));
+  add_drives(s, robot);
+  return robot.model();
+}
+
+StopFigures run_stopping_case(const StoppingStudy& s, const StoppingCase& c, BrakeModel brake_model,
+                              const BrakeScaling& scaling) {
+  if (brake_model == BrakeModel::Real && !real_brakes_available())
+    throw std::invalid_argument("stopping: the real brakes (friction / pin) are not in this build");
+  Robot robot(case_model(s, c));
+  add_drives(s, robot);
   robot.add_sensor({"flange", SensorType::Position, s.flange});
   const Model& model = robot.model();  // after the motors: add_motor() rebuilds it (armature)
   for (const StoppingBrake& b : s.brakes)

@@ -119,10 +119,14 @@ struct StopFigures {
   double stop_time = 0.0;     ///< [s] signal → every joint at rest (or stuck / locked)
   double distance_deg = 0.0;  ///< [deg] |q_j(end) − q_j(0)| of the tested joint
   double path_mm = 0.0;       ///< [mm] flange origin path length ∫|ṗ| dt
-  double peak_torque = 0.0;   ///< [N m] largest |brake torque| applied or held (ideal: holding torque)
+  double peak_torque = 0.0;   ///< [N m] largest |torque| of the tested joint's brake, applied or held
   bool slipped = false;       ///< a brake slipped after it had stuck
   double slip_time = -1.0;    ///< [s] first such slip, −1 if none
 };
+
+/// The model a case runs on: the study's, with its gravity, the payload at its fraction merged
+/// into the payload frame's body, and the drives' reflected rotor inertia in the armature.
+Model stopping_case_model(const StoppingStudy& study, const StoppingCase& c);
 
 /// Runs one case. Throws std::invalid_argument if the brake model is not available.
 StopFigures run_stopping_case(const StoppingStudy& study, const StoppingCase& c, BrakeModel model,
