@@ -127,6 +127,9 @@ void Simulator::Impl::apply_events(Simulator& sim, const std::vector<int>& firin
     record.names.push_back(e.name);
     for (const EventAction& a : e.actions) described += (described.empty() ? "" : "; ") + e.name + ": " + a.describe();
   }
+  // Brakes first (brakes.cpp): stop signals and brake switches; their locks join the enables.
+  brake_actions(sim, firing, enables);
+  const bool brake_enables = !enables.empty();
   for (const int i : firing)
     for (const EventAction& a : events[static_cast<std::size_t>(i)].event.actions)
       if (a.kind == EventAction::Kind::Disable && set.is_enabled(a.target)) deactivate_constraints(set, {a.target});
@@ -144,7 +147,11 @@ void Simulator::Impl::apply_events(Simulator& sim, const std::vector<int>& firin
       if (a.kind == EventAction::Kind::Stop) stop = true;
     }
   if (naive) form = JumpForm::Naive;
+  if (brake_enables && first_enable) form = JumpForm::Auto;  // brake locks alone: the consistent jump
   record.actions = described;
+  // Stuck friction brakes carry no impulse: out of the jump's active set (brakes.cpp).
+  const std::vector<std::size_t> through =
+      !enables.empty() && form != JumpForm::None ? brakes_slip_through(enables) : std::vector<std::size_t>{};
   if (!enables.empty()) {
     if (form == JumpForm::None) {
       for (const auto& name : enables) set.enable(name);
@@ -176,8 +183,21 @@ void Simulator::Impl::apply_events(Simulator& sim, const std::vector<int>& firin
         failure_message = "velocity jump " + to_string(jump.status) + " enabling " + enables.front() +
                           (jump.message.empty() ? "" : ": " + jump.message);
       } else {
+        brake_jump_energy(sim, jump, record.v_minus, jump.v_plus);
         sim.v_ = jump.v_plus;
         if (bounced) deactivate_constraints(set, enables);  // the stops let go: the joints bounce off
+        const std::vector<std::string> restick = brakes_after_jump(sim, through, record);
+        if (!restick.empty()) {
+          const VectorX v_mid = sim.v_;
+          const JumpResult again = activate_constraints(m, data, set, restick, sim.q_, sim.v_, JumpOptions{});
+          if (!again.ok()) {
+            failure = Failure::Solver;
+            failure_message = "velocity jump " + to_string(again.status) + " re-sticking " + restick.front();
+          } else {
+            brake_jump_energy(sim, again, v_mid, again.v_plus);
+            sim.v_ = again.v_plus;
+          }
+        }
       }
     }
   }
@@ -253,7 +273,10 @@ RunResult Simulator::Impl::run(Simulator& sim, double duration) {
     for (std::size_t c = 0; c < constraint_names.size(); ++c)
       if (constraint_names[c] == sensor.target) ft_constraint[s] = static_cast<int>(c);
   }
+  owner = &sim;
   refresh_active(sim);
+  start_brakes();
+  update_brake_outputs(sim);
   result.columns = columns(sim);
   row.resize(static_cast<Eigen::Index>(result.columns.size()));
   for (std::size_t k = 0; k < sinks.size(); ++k) {
@@ -305,6 +328,7 @@ RunResult Simulator::Impl::run(Simulator& sim, double duration) {
       return false;
     }
     compute_sensors(sim);
+    update_brake_outputs(sim);
     return true;
   };
   auto due_time_events = [&]() {
@@ -378,12 +402,19 @@ RunResult Simulator::Impl::run(Simulator& sim, double duration) {
 
   // Joint limits: with a stop engaged, its multiplier at the current state decides whether it
   // lets go (the evaluation is reused by the next step's first stage).
+  // Brakes: a stuck one whose hold is exceeded at once (at its stick) slips; a pin overload is
+  // reported (brakes.cpp).
   auto check_limits = [&]() {
-    bool engaged = false;
+    bool engaged = false, held = false;
     for (const LimitStop& s : limits) engaged = engaged || limit_engaged(s);
-    if (!engaged) return true;
+    for (const BrakeRun& b : brake_run) held = held || brake_locked(b);
+    if (!engaged && !held) return true;
     if (!cache_valid && !evaluate()) return false;
-    if (release_limits(sim, result)) cache_valid = false;
+    if (engaged && release_limits(sim, result)) {
+      cache_valid = false;
+      if (held && !evaluate()) return false;
+    }
+    if (held && release_brakes(sim, result)) cache_valid = false;
     return true;
   };
 
@@ -402,6 +433,8 @@ RunResult Simulator::Impl::run(Simulator& sim, double duration) {
       for (const auto& e : events)
         if (e.event.time && !e.done && *e.event.time > sim.t_ + eps) limit = std::min(limit, *e.event.time - sim.t_);
       if (controller && controller_period > 0) limit = std::min(limit, next_tick - sim.t_);
+      const double brake_time = next_brake_time(sim.t_ + eps);  // engagements land on a step
+      limit = std::min(limit, brake_time - sim.t_);
       const double t0 = sim.t_;
       double h = 0.0;
       failure = Failure::None;
@@ -413,6 +446,7 @@ RunResult Simulator::Impl::run(Simulator& sim, double duration) {
       if (std::abs(sim.t_ - t_end) <= eps) sim.t_ = t_end;
       for (const auto& e : events)
         if (e.event.time && !e.done && std::abs(*e.event.time - sim.t_) <= eps) sim.t_ = *e.event.time;
+      if (std::abs(brake_time - sim.t_) <= eps) sim.t_ = brake_time;
       if (!check_state()) break;
       pending.clear();
       bool have_guards = false;
@@ -421,6 +455,7 @@ RunResult Simulator::Impl::run(Simulator& sim, double duration) {
         fail(failure_status(), failure_message);
         break;
       }
+      accumulate_brake_energy(sim);
       std::vector<int> firing = due_time_events();
       for (int i : pending)
         if (std::find(firing.begin(), firing.end(), i) == firing.end()) firing.push_back(i);

@@ -217,11 +217,15 @@ Guard read_guard(const Build& b, const Node& when, int& direction) {
 }
 
 EventAction read_action(const Build& b, const Node& n) {
-  if (!n.is_map()) n.expected("a map with one of enable, disable, set, stop");
+  if (!n.is_map()) n.expected("a map with one of enable, disable, set, stop, stop_signal");
   const Robot& robot = *b.scenario.robot;
   int kinds = 0;
-  for (const char* k : {"enable", "disable", "set", "stop"}) kinds += n.has(k);
-  if (kinds != 1) n.fail("an action has exactly one of enable, disable, set, stop");
+  for (const char* k : {"enable", "disable", "set", "stop", "stop_signal"}) kinds += n.has(k);
+  if (kinds != 1) n.fail("an action has exactly one of enable, disable, set, stop, stop_signal");
+  if (const Node s = n.get("stop_signal"); s.defined()) {
+    n.check_map({"stop_signal"});
+    return read_stop_signal(s);
+  }
   auto constraint = [&](const Node& c) {
     const std::string name = c.text();
     if (!robot.constraints().contains(name))
