@@ -190,8 +190,7 @@ int run_stopping(const StoppingOptions& o) {
   if (!o.quiet) {
     std::printf("articula stopping: %s (%s), %zu cases x %d runs, flange '%s'\n", study.name.c_str(),
                 study.model_file.c_str(), cases.size(), plan.runs_per_case(), study.flange.c_str());
-    std::printf("  brakes: %s; ideal = instant locks (consistent jump) at engagement\n",
-                real_brakes_available() ? "engine friction / pin brakes" : "ideal locks only (real brakes not built)");
+    std::printf("  brakes: the study's friction / pin brakes; ideal = instant locks (consistent jump) at engagement\n");
     std::fputs(stopping_table(study, results).c_str(), stdout);
   }
   for (const StoppingCaseResult& r : results)

@@ -102,7 +102,7 @@ std::string stopping_json(const StoppingStudy& s, const std::vector<StoppingCase
   };
   std::string out = "{\n  \"study\": " + json_string(s.name) + ",\n  \"model\": " + json_string(s.model->name) +
                     ",\n  \"flange\": " + json_string(s.flange) + ",\n  \"brake_model\": " +
-                    json_string(real_brakes_available() ? "engine brakes (issue 18)" : "ideal locks only") +
+                    json_string("engine brakes (docs/brakes.md); ideal: instant pin locks at engagement") +
                     ",\n  \"samples\": " + std::to_string(samples) + ",\n  \"seed\": " + std::to_string(seed) +
                     ",\n  \"cases\": [\n";
   for (std::size_t i = 0; i < results.size(); ++i) {

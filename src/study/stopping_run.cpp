@@ -6,8 +6,7 @@
 #include <span>
 #include <stdexcept>
 
-#include "articula/constraints/joint_lock.hpp"
-#include "articula/dynamics/crba.hpp"
+#include "articula/engine/brake.hpp"
 #include "articula/dynamics/rnea.hpp"
 #include "articula/engine/robot.hpp"
 #include "articula/engine/simulator.hpp"
@@ -19,31 +18,34 @@ namespace {
 
 constexpr double kRadToDeg = 180.0 / 3.14159265358979323846;
 
-std::string lock_name(const std::string& joint) { return "brake." + joint; }
+// The engine's default brake name (docs/scenarios.md, brakes:); its lock has the same name.
+std::string brake_name(const std::string& joint) { return "brake." + joint; }
 
 // A log sink that keeps only what the figures need, as the rows come: the flange path length
 // (polyline through the logged flange positions, one per step: the chord sum converges to
-// ∫|ṗ| dt at O(dt²)) and the largest |λ| of the tested joint's brake lock.
+// ∫|ṗ| dt at O(dt²)) and the largest |torque| the tested joint's brake applies or holds.
 // The Simulator releases its logs at the end of a run: the sink writes into `out`.
 struct SinkFigures {
-  double path_length = 0.0, peak_lambda = 0.0;
+  double path_length = 0.0, peak_torque = 0.0;
+  Vector3 last{Vector3::Zero()};  // the last logged flange position (kept across run slices)
+  bool have = false;
 };
 class FigureSink final : public LogSink {
  public:
-  FigureSink(std::string lock_column, SinkFigures& out) : lock_column_(std::move(lock_column)), out_(out) {}
+  FigureSink(std::string torque_column, SinkFigures& out) : torque_column_(std::move(torque_column)), out_(out) {}
   void begin(const std::vector<std::string>& columns) override {
     for (int k = 0; k < 3; ++k) {
       pos_[k] = index_of(columns, std::string("sensor.flange.") + "xyz"[k]);
       if (pos_[k] < 0) throw std::logic_error("stopping: no flange position column in the log");
     }
-    lambda_ = index_of(columns, lock_column_);
+    torque_ = index_of(columns, torque_column_);
   }
   void append(std::span<const double> row) override {
     const Vector3 p(row[pos_[0]], row[pos_[1]], row[pos_[2]]);
-    if (have_) out_.path_length += (p - last_).norm();
-    last_ = p;
-    have_ = true;
-    if (lambda_ >= 0 && std::isfinite(row[lambda_])) out_.peak_lambda = std::max(out_.peak_lambda, std::abs(row[lambda_]));
+    if (out_.have) out_.path_length += (p - out_.last).norm();
+    out_.last = p;
+    out_.have = true;
+    if (torque_ >= 0 && std::isfinite(row[torque_])) out_.peak_torque = std::max(out_.peak_torque, std::abs(row[torque_]));
   }
   void event(const EventLogRow&) override {}
   void flush() override {}
@@ -56,12 +58,10 @@ class FigureSink final : public LogSink {
     const auto it = std::find(columns.begin(), columns.end(), name);
     return it == columns.end() ? -1 : static_cast<int>(it - columns.begin());
   }
-  std::string lock_column_;
+  std::string torque_column_;
   SinkFigures& out_;
-  int lambda_ = -1;
+  int torque_ = -1;
   int pos_[3] = {0, 0, 0};
-  Vector3 last_{Vector3::Zero()};
-  bool have_ = false;
   std::string name_ = "(stopping figures)";
 };
 
@@ -85,8 +85,6 @@ double brake_factor(const std::vector<double>& v, std::size_t k) { return v.empt
 
 }  // namespace
 
-bool real_brakes_available() { return false; }
-
 namespace {
 void add_drives(const StoppingStudy& s, Robot& robot) {
   for (const StoppingDrive& d : s.drives) {
@@ -108,15 +106,30 @@ Model stopping_case_model(const StoppingStudy& s, const StoppingCase& c) {
 
 StopFigures run_stopping_case(const StoppingStudy& s, const StoppingCase& c, BrakeModel brake_model,
                               const BrakeScaling& scaling) {
-  if (brake_model == BrakeModel::Real && !real_brakes_available())
-    throw std::invalid_argument("stopping: the real brakes (friction / pin) are not in this build");
   Robot robot(case_model(s, c));
   add_drives(s, robot);
   robot.add_sensor({"flange", SensorType::Position, s.flange});
+  // The engine brakes (docs/brakes.md), each with its lock named after it. Ideal: a pin with an
+  // infinite holding torque at the same delay, i.e. a JointLock switched on with the consistent
+  // jump at engagement (bit for bit the ideal lock event, docs/brakes.md "The stop signal").
+  for (std::size_t k = 0; k < s.brakes.size(); ++k) {
+    const StoppingBrake& sb = s.brakes[k];
+    Brake b;
+    b.name = brake_name(sb.joint);
+    b.joint = sb.joint;
+    b.delay = sb.delay * brake_factor(scaling.delay, k);
+    if (brake_model == BrakeModel::Ideal) {
+      b.kind = BrakeKind::Pin;
+      b.torque = std::numeric_limits<double>::infinity();
+    } else {
+      const double f = brake_factor(scaling.torque, k);
+      b.kind = parse_brake_kind(sb.kind);
+      b.torque = sb.torque * f;
+      b.static_torque = sb.static_torque * f;
+    }
+    robot.add_brake(b);
+  }
   const Model& model = robot.model();  // after the motors: add_motor() rebuilds it (armature)
-  for (const StoppingBrake& b : s.brakes)
-    robot.constraints().add(std::make_shared<JointLock>(model, lock_name(b.joint), std::vector<std::string>{b.joint}),
-                            false);
 
   // Initial state: the pose, the tested joint at its speed (downward: against g(q)).
   const StoppingJoint& tj = s.joints[c.joint];
@@ -136,80 +149,63 @@ StopFigures run_stopping_case(const StoppingStudy& s, const StoppingCase& c, Bra
   options.dt = s.dt;
   Simulator sim(robot, options);
   sim.set_state(q0, v0);
+  // The stop signal at t = 0 (IEC 60204-1 §9.2.2): category 0 cuts the drives and arms every
+  // brake; category 1 decelerates each moving joint at its drive's effort limit and arms its
+  // brake at the joint's standstill (or at cat1_max_time).
+  sim.add_event({"stop_signal", 0.0, {}, 0, false, {EventAction::stop_signal(c.category, s.cat1_max_time)}});
 
-  // Every joint braked → all at rest once the last lock is on: the run stops there.
-  bool all_braked = true;
-  for (Index j = 0; j < model.njoints; ++j)
-    if (model.nv_joint[j] == 1 &&
-        std::none_of(s.brakes.begin(), s.brakes.end(), [&](const StoppingBrake& b) { return b.joint == model.joint_names[j]; }))
-      all_braked = false;
-
-  if (c.category == 0) {
-    // Drives off at the signal (commands 0); each lock at its brake's delay, the last one stops.
-    double last = 0.0;
-    for (std::size_t k = 0; k < s.brakes.size(); ++k)
-      last = std::max(last, s.brakes[k].delay * brake_factor(scaling.delay, k));
-    bool stop_added = false;
-    for (std::size_t k = 0; k < s.brakes.size(); ++k) {
-      const double t = s.brakes[k].delay * brake_factor(scaling.delay, k);
-      Event e{lock_name(s.brakes[k].joint), t, {}, 0, false, {EventAction::enable(lock_name(s.brakes[k].joint))}};
-      if (all_braked && t == last && !stop_added) {
-        e.actions.push_back(EventAction::stop());
-        stop_added = true;
-      }
-      sim.add_event(std::move(e));
-    }
-  } else {
-    // Category 1 (IEC 60204-1 §9.2.2): the drives stop the motion, then the brakes hold. The
-    // tested joint's drive brakes at its effort limit, u = −E sign(q̇); the other drives hold
-    // their joints: u = g(q) − k q̇ (gravity compensation and damping, k = 0.2 M_kk / dt keeps
-    // RK4 well inside its stability bound), saturated at their limits. At the tested joint's
-    // standstill (a located guard) or at cat1_max_time, every lock engages and the run stops.
-    const VectorX M = crba(model, data, q0).diagonal();
-    auto gdata = std::make_shared<Data>(model);
-    std::vector<int> motor_dof;
-    for (const Motor& m : robot.motors()) motor_dof.push_back(m.dof);
-    const double E = robot.motor(tj.joint).effort_limit;
-    const double dt = s.dt;
-    const Model* mp = &model;
-    sim.set_controller(
-        [=](double, VectorRef q, VectorRef v, VectorRef, Eigen::Ref<VectorX> u) {
-          const VectorX& g = generalized_gravity(*mp, *gdata, q);
-          for (std::size_t i = 0; i < motor_dof.size(); ++i) {
-            const int k = motor_dof[i];
-            u[static_cast<Index>(i)] = k == dof ? -E * (sign > 0 ? 1.0 : -1.0) : g[k] - 0.2 * M[k] / dt * v[k];
-          }
-          // Standstill reached (the locks are on): power removed, the brakes hold.
-          if (sign * v[dof] <= 0.0) u.setZero();
-          return true;
-        },
-        0.0);
-    std::vector<EventAction> lock_all;
-    for (const StoppingBrake& b : s.brakes) lock_all.push_back(EventAction::enable(lock_name(b.joint)));
-    lock_all.push_back(EventAction::stop());
-    sim.add_event({"standstill", std::nullopt, joint_velocity_guard(model, tj.joint, 0.0), sign > 0 ? -1 : 1, false,
-                   lock_all});
-    sim.add_event({"cat1_max_time", s.cat1_max_time, {}, 0, false, lock_all});
-  }
-  if (!all_braked) {
-    const double rest = s.rest_speed;
-    sim.add_event({"at_rest", std::nullopt,
-                   [rest](double, VectorRef, VectorRef v) { return v.cwiseAbs().maxCoeff() - rest; }, -1, false,
-                   {EventAction::stop()}});
-  }
+  // Run in slices until every brake holds (stuck or locked) and every joint is at rest: the
+  // brakes' states are modes that change only at their events, so the end is checked between
+  // slices and the stop time is taken from the events (the last stick or pin lock).
   SinkFigures figures;
-  sim.add_log(std::make_unique<FigureSink>("lambda." + lock_name(tj.joint) + ".0", figures));
-  const RunResult r = sim.run(s.max_duration);
-
+  const std::string torque_column = "brake." + brake_name(tj.joint) + ".torque";
+  std::vector<EventRecord> events;
   StopFigures out;
-  out.stop_time = r.t;
-  out.distance_deg = std::abs(sim.q()[model.idx_q[model.joint_id(tj.joint)]] - q0[model.idx_q[model.joint_id(tj.joint)]]) *
-                     kRadToDeg;
+  constexpr double kSlice = 0.025;  // [s]
+  for (;;) {
+    const double left = s.max_duration - sim.time();
+    if (left <= 1e-12) {
+      out.message = "not at rest after max_duration";
+      break;
+    }
+    sim.add_log(std::make_unique<FigureSink>(torque_column, figures));
+    RunResult r = sim.run(std::min(kSlice, left));
+    for (EventRecord& e : r.events) events.push_back(std::move(e));
+    if (r.status != RunStatus::Completed) {
+      out.message = to_string(r.status) + ": " + r.message;
+      break;
+    }
+    const auto& st = sim.brake_states();
+    const bool held = std::all_of(st.begin(), st.end(), [](BrakeState b) { return b == BrakeState::Stuck || b == BrakeState::Locked; });
+    if (held && sim.v().cwiseAbs().maxCoeff() <= s.rest_speed) {
+      out.ok = true;
+      break;
+    }
+  }
+
+  // Hold instants, and slips of a brake after it had stuck (release, or slip-through at a jump).
+  std::vector<bool> stuck(s.brakes.size(), false);
+  double last_hold = 0.0;
+  for (const EventRecord& e : events)
+    for (const std::string& n : e.names)
+      for (std::size_t k = 0; k < s.brakes.size(); ++k) {
+        const std::string& b = robot.brakes()[k].name;
+        if (!n.starts_with(b) || n.size() <= b.size() || n[b.size()] != '.') continue;
+        const std::string what = n.substr(b.size() + 1);
+        if (what == "stick" || (what == "engage" && robot.brakes()[k].kind == BrakeKind::Pin)) {
+          stuck[k] = what == "stick";
+          last_hold = std::max(last_hold, e.time);
+        } else if ((what == "release" || what == "slip_through") && stuck[k]) {
+          stuck[k] = false;
+          if (!out.slipped) out.slip_time = e.time;
+          out.slipped = true;
+        }
+      }
+  out.stop_time = out.ok ? last_hold : sim.time();
+  const int iq = model.idx_q[model.joint_id(tj.joint)];
+  out.distance_deg = std::abs(sim.q()[iq] - q0[iq]) * kRadToDeg;
   out.path_mm = figures.path_length * 1e3;
-  out.peak_torque = figures.peak_lambda;
-  out.ok = r.status == RunStatus::Stopped;
-  if (!out.ok)
-    out.message = r.status == RunStatus::Completed ? "not at rest after max_duration" : to_string(r.status) + ": " + r.message;
+  out.peak_torque = figures.peak_torque;
   return out;
 }
 

@@ -47,8 +47,7 @@ StopFigures run_stopping_item(const StoppingStudy& s, const std::vector<Stopping
   const int runs = plan.runs_per_case();
   const StoppingCase& c = cases.at(static_cast<std::size_t>(item / runs));
   const int run = item % runs;
-  // Without the real brakes in the build, the "real" column is the ideal model (stated in the reports).
-  const BrakeModel real = real_brakes_available() ? BrakeModel::Real : BrakeModel::Ideal;
+  const BrakeModel real = BrakeModel::Real;
   try {
     if (run == 0) return run_stopping_case(s, c, real);
     if (run == 1) return run_stopping_case(s, c, BrakeModel::Ideal);

@@ -127,7 +127,6 @@ TEST(StoppingStudy, DistanceGrowsWithSpeedAndPayload) {
 }
 
 TEST(StoppingStudy, CategoryOneNotSlowerWhenDrivesOutbrakeTheBrakes) {
-  if (!real_brakes_available()) GTEST_SKIP() << "needs the engine brakes (issue 18)";
   StoppingStudy s = small("  - {joint: joint_1, max_speed: 2.5, direction: positive}", "0, 1");
   for (const StoppingDrive& d : s.drives)
     for (const StoppingBrake& b : s.brakes)
@@ -162,7 +161,6 @@ TEST(StoppingStudy, GravityOffOneJointMatchesTheClosedForm) {
   ASSERT_TRUE(ideal.ok) << ideal.message;
   EXPECT_NEAR(ideal.stop_time, td, 1e-12);
   EXPECT_NEAR(ideal.distance_deg, w0 * td * 180.0 / M_PI, 1e-9);
-  if (!real_brakes_available()) GTEST_SKIP() << "friction closed form needs the engine brakes (issue 18)";
   const StopFigures real = run_stopping_case(s, c, BrakeModel::Real);
   ASSERT_TRUE(real.ok) << real.message;
   // I: joint 1's diagonal of M at the pose, payload and reflected rotor inertia included.
@@ -244,23 +242,47 @@ TEST(StoppingStudy, PackedFiguresRoundTrip) {
   EXPECT_EQ(g.slip_time, f.slip_time);
 }
 
+// The bundled study with the model path made absolute, written to `dir`/name.
+std::string write_study(const std::string& dir, const std::string& name,
+                        const std::vector<std::pair<std::string, std::string>>& edits) {
+  std::vector<std::pair<std::string, std::string>> all{
+      {"model: ../models/rx130_standin.urdf", "model: " + std::string(ARTICULA_MODELS_DIR) + "/rx130_standin.urdf"}};
+  all.insert(all.end(), edits.begin(), edits.end());
+  const std::string file = dir + "/" + name;
+  std::ofstream(file) << edited(bundled_text(), all);
+  return file;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A reduced sweep (joint 2, both categories, two extensions, two payloads: 24 cases, one
+// sample each) through the command line: 1 thread, 2 threads and `mpirun -n 2` write the same
+// bytes. With MPI found at configure time (ARTICULA_TEST_MPI) the MPI leg must run.
 TEST(StoppingCli, OneTwoThreadsAndTwoMpiRanksWriteTheSameCsv) {
   const ScratchDir dir("stopping_cli");
-  const std::string base = "stopping '" + kStudyFile + "' -q --samples 1 --seed 4 -o '" + dir.path();
+  const std::string file =
+      write_study(dir.path(), "small.yaml",
+                  {{"  - {joint: joint_1, max_speed: 2.5, direction: positive}   # rad/s (URDF velocity limit)\n", ""},
+                   {"  - {joint: joint_3, max_speed: 3.0, direction: down}\n", ""},
+                   {"payloads: [0.33, 0.66, 1.0]", "payloads: [0.5, 1.0]"},
+                   {"  - {fraction: 0.33, q_deg: [0, 0, -14, 0, 0, 0]}   # forearm raised: 0.447 m\n", ""}});
+  const std::string base = "stopping '" + file + "' -q --samples 1 --seed 4 -o '" + dir.path();
   const CliResult one = run_cli(base + "/one' -j 1");
   ASSERT_EQ(one.code, 0) << one.output;
   const CliResult two = run_cli(base + "/two' -j 2");
   ASSERT_EQ(two.code, 0) << two.output;
-  auto read = [&](const std::string& sub) {
-    std::ifstream in(dir.path() + "/" + sub + "/stopping.csv");
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-  };
-  const std::string csv1 = read("one");
-  EXPECT_GT(std::count(csv1.begin(), csv1.end(), '\n'), 162);
-  EXPECT_EQ(csv1, read("two"));
+  const std::string csv1 = read_text(dir.path() + "/one/stopping.csv");
+  EXPECT_EQ(std::count(csv1.begin(), csv1.end(), '\n'), 1 + 24);
+  EXPECT_EQ(csv1, read_text(dir.path() + "/two/stopping.csv"));
+  EXPECT_EQ(read_text(dir.path() + "/one/stopping.json"), read_text(dir.path() + "/two/stopping.json"));
+#ifndef ARTICULA_TEST_MPI
   if (std::system("command -v mpirun >/dev/null 2>&1") != 0) GTEST_SKIP() << "mpirun not found";
+#endif
   const std::string cmd = "mpirun -n 2 --allow-run-as-root --oversubscribe '" + std::string(ARTICULA_CLI_PATH) + "' " +
                           base + "/mpi' -j 1 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
@@ -269,18 +291,18 @@ TEST(StoppingCli, OneTwoThreadsAndTwoMpiRanksWriteTheSameCsv) {
   char buf[4096];
   while (std::size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
   const int code = pclose(p);
+#ifndef ARTICULA_TEST_MPI
   if (out.find("built without MPI") != std::string::npos) GTEST_SKIP() << "articula built without MPI";
+#endif
   ASSERT_EQ(code, 0) << out;
   EXPECT_NE(out.find("on 2 rank(s)"), std::string::npos) << out;
-  EXPECT_EQ(csv1, read("mpi"));
+  EXPECT_EQ(csv1, read_text(dir.path() + "/mpi/stopping.csv"));
+  EXPECT_EQ(read_text(dir.path() + "/one/stopping.json"), read_text(dir.path() + "/mpi/stopping.json"));
 }
 
 TEST(StoppingCli, BadStudyExitsTwoNamingTheKey) {
   const ScratchDir dir("stopping_bad");
-  const std::string file = dir.path() + "/bad.yaml";
-  std::ofstream(file) << edited(bundled_text(), {{"model: ../models/rx130_standin.urdf",
-                                                  "model: " + std::string(ARTICULA_MODELS_DIR) + "/rx130_standin.urdf"},
-                                                 {"speeds: [0.33, 0.66, 1.0]", "speeds: [0.33, 0.66, 1.01]"}});
+  const std::string file = write_study(dir.path(), "bad.yaml", {{"speeds: [0.33, 0.66, 1.0]", "speeds: [0.33, 0.66, 1.01]"}});
   const CliResult r = run_cli("stopping '" + file + "' -o '" + dir.path() + "'");
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("key 'speeds[2]'"), std::string::npos) << r.output;

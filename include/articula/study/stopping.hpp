@@ -128,11 +128,11 @@ struct StopFigures {
 /// into the payload frame's body, and the drives' reflected rotor inertia in the armature.
 Model stopping_case_model(const StoppingStudy& study, const StoppingCase& c);
 
-/// Runs one case. Throws std::invalid_argument if the brake model is not available.
+/// Runs one case on the Simulator: Real with the study's engine brakes (delay, slip torque,
+/// stick and release; scaled by `scaling`), Ideal with instant pin locks at the same delays.
+/// Throws std::invalid_argument for brakes the engine rejects (the message names the brake).
 StopFigures run_stopping_case(const StoppingStudy& study, const StoppingCase& c, BrakeModel model,
                               const BrakeScaling& scaling = {});
-/// Whether BrakeModel::Real is available in this build (the engine brakes of issue 18).
-bool real_brakes_available();
 
 /// The runs of a sweep: per case, run 0 = nominal with the study's brakes, run 1 = nominal with
 /// ideal locks, runs 2.. = samples 0.. with the study's brakes. Work item w = case·runs + run.
