@@ -130,7 +130,9 @@ TEST(StoppingStudy, CategoryOneNotSlowerWhenDrivesOutbrakeTheBrakes) {
   StoppingStudy s = small("  - {joint: joint_1, max_speed: 2.5, direction: positive}", "0, 1");
   for (const StoppingDrive& d : s.drives)
     for (const StoppingBrake& b : s.brakes)
-      if (d.joint == b.joint) ASSERT_GT(d.effort_limit, b.torque);
+      if (d.joint == b.joint) {
+        ASSERT_GT(d.effort_limit, b.torque);
+      }
   const auto r = run_stopping_sweep(s, 0, 1, 2);
   ASSERT_EQ(r.size(), 18u);
   for (int k = 0; k < 9; ++k) {
@@ -154,8 +156,11 @@ TEST(StoppingStudy, GravityOffOneJointMatchesTheClosedForm) {
   StoppingStudy s = parse(t);
   s.categories = {0};
   const auto cases = stopping_cases(s);
-  const StoppingCase& c = cases.back();  // joint_1, 100 % extension, payload and speed
+  // joint_1, 100 % extension, payload and speed: the last of joint_1's cases (joint-major order).
+  const StoppingCase& c = cases[cases.size() / s.joints.size() - 1];
   ASSERT_EQ(c.joint, 0);
+  ASSERT_EQ(c.speed, 2);
+  ASSERT_EQ(c.extension, 2);
   const double w0 = s.joints[0].max_speed, td = s.brakes[0].delay;
   const StopFigures ideal = run_stopping_case(s, c, BrakeModel::Ideal);
   ASSERT_TRUE(ideal.ok) << ideal.message;
@@ -264,7 +269,7 @@ std::string read_text(const std::string& path) {
 // sample each) through the command line: 1 thread, 2 threads and `mpirun -n 2` write the same
 // bytes. With MPI found at configure time (ARTICULA_TEST_MPI) the MPI leg must run.
 TEST(StoppingCli, OneTwoThreadsAndTwoMpiRanksWriteTheSameCsv) {
-  const ScratchDir dir("stopping_cli");
+  const test::ScratchDir dir("stopping_cli");
   const std::string file =
       write_study(dir.path(), "small.yaml",
                   {{"  - {joint: joint_1, max_speed: 2.5, direction: positive}   # rad/s (URDF velocity limit)\n", ""},
@@ -272,9 +277,9 @@ TEST(StoppingCli, OneTwoThreadsAndTwoMpiRanksWriteTheSameCsv) {
                    {"payloads: [0.33, 0.66, 1.0]", "payloads: [0.5, 1.0]"},
                    {"  - {fraction: 0.33, q_deg: [0, 0, -14, 0, 0, 0]}   # forearm raised: 0.447 m\n", ""}});
   const std::string base = "stopping '" + file + "' -q --samples 1 --seed 4 -o '" + dir.path();
-  const CliResult one = run_cli(base + "/one' -j 1");
+  const test::CliResult one = test::run_cli(base + "/one' -j 1");
   ASSERT_EQ(one.code, 0) << one.output;
-  const CliResult two = run_cli(base + "/two' -j 2");
+  const test::CliResult two = test::run_cli(base + "/two' -j 2");
   ASSERT_EQ(two.code, 0) << two.output;
   const std::string csv1 = read_text(dir.path() + "/one/stopping.csv");
   EXPECT_EQ(std::count(csv1.begin(), csv1.end(), '\n'), 1 + 24);
@@ -301,9 +306,9 @@ TEST(StoppingCli, OneTwoThreadsAndTwoMpiRanksWriteTheSameCsv) {
 }
 
 TEST(StoppingCli, BadStudyExitsTwoNamingTheKey) {
-  const ScratchDir dir("stopping_bad");
+  const test::ScratchDir dir("stopping_bad");
   const std::string file = write_study(dir.path(), "bad.yaml", {{"speeds: [0.33, 0.66, 1.0]", "speeds: [0.33, 0.66, 1.01]"}});
-  const CliResult r = run_cli("stopping '" + file + "' -o '" + dir.path() + "'");
+  const test::CliResult r = test::run_cli("stopping '" + file + "' -o '" + dir.path() + "'");
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("key 'speeds[2]'"), std::string::npos) << r.output;
 }
