@@ -13,6 +13,7 @@ Command add_bench_command(CLI::App& app);
 Command add_estop_command(CLI::App& app);
 Command add_run_command(CLI::App& app);
 Command add_codegen_command(CLI::App& app);
+Command add_stopping_command(CLI::App& app);
 
 /// Throws std::invalid_argument "cannot read the WHAT 'PATH' (PROBLEM)" when `path` is not a
 /// readable regular file (input_file_problem(): a FIFO, a device such as /dev/zero, a folder,
