@@ -187,8 +187,8 @@ RealBrakesRun run_real_brakes(const Model& model, const BrakeStudyConfig& cfg, B
       b.joint = j;
       b.kind = kind;
       b.delay = e.time;
-      b.torque = kind == BrakeKind::Pin ? std::numeric_limits<double>::infinity()
-                                        : torques[std::min(k, torques.size() - 1)];
+      b.torque =
+          kind == BrakeKind::Pin ? std::numeric_limits<double>::infinity() : torques[std::min(k, torques.size() - 1)];
       if (kind == BrakeKind::Friction) b.static_torque = 1.2 * b.torque;
       robot.add_brake(b);
       ++k;
@@ -237,8 +237,7 @@ void print_real_brakes(const Model& model, const BrakeStudyConfig& cfg, const Br
                 real.brake_energy[static_cast<Eigen::Index>(k)]);
   for (const EventRecord& e : real.result.events)
     for (const std::string& n : e.names)
-      if (n.ends_with(".stick") || n.ends_with(".release") || n.ends_with(".slip_through") ||
-          n.ends_with(".overload"))
+      if (n.ends_with(".stick") || n.ends_with(".release") || n.ends_with(".slip_through") || n.ends_with(".overload"))
         std::printf("  t = %.4f s  %s\n", e.time, n.c_str());
 }
 

@@ -134,8 +134,8 @@ std::vector<StopFigures> run_items(const StoppingStudy& study, const std::vector
     off = static_cast<int>(order.size());
   }
   std::vector<int> mine(static_cast<std::size_t>(counts[static_cast<std::size_t>(ranks.rank)]));
-  MPI_Scatterv(order.data(), counts.data(), displs.data(), MPI_INT, mine.data(), static_cast<int>(mine.size()),
-               MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Scatterv(order.data(), counts.data(), displs.data(), MPI_INT, mine.data(), static_cast<int>(mine.size()), MPI_INT,
+               0, MPI_COMM_WORLD);
   const std::vector<StopFigures> local = run_stopping_items(study, cases, plan, mine, jobs);
   std::vector<double> packed(local.size() * kStopFiguresDoubles);
   for (std::size_t i = 0; i < local.size(); ++i) pack_figures(local[i], &packed[i * kStopFiguresDoubles]);
@@ -205,8 +205,8 @@ int run_stopping(const StoppingOptions& o) {
     fs::create_directories(dir);
     write_file(dir / "stopping.csv", stopping_csv(study, results));
     write_file(dir / "stopping.json", stopping_json(study, results, o.samples, o.seed));
-    std::printf("%sWrote %s and %s (%d runs in %.2f s on %d rank(s) x %d thread(s))\n",
-                o.quiet ? "" : "\n", (dir / "stopping.csv").string().c_str(), (dir / "stopping.json").string().c_str(), plan.items(), wall,
+    std::printf("%sWrote %s and %s (%d runs in %.2f s on %d rank(s) x %d thread(s))\n", o.quiet ? "" : "\n",
+                (dir / "stopping.csv").string().c_str(), (dir / "stopping.json").string().c_str(), plan.items(), wall,
                 ranks.size, jobs);
     if (o.plot) {
       const auto tool = plot_tool();
@@ -235,8 +235,8 @@ int run_stopping(const StoppingOptions& o) {
 }  // namespace
 
 Command add_stopping_command(CLI::App& app) {
-  auto* sub = app.add_subcommand(
-      "stopping", "ISO 10218-1 Annex B stopping times and distances of joints 1-3 (categories 0 and 1)");
+  auto* sub = app.add_subcommand("stopping",
+                                 "ISO 10218-1 Annex B stopping times and distances of joints 1-3 (categories 0 and 1)");
   auto o = std::make_shared<StoppingOptions>();
   sub->add_option("study", o->study, "Study file (default: the bundled studies/rx130_stopping.yaml)");
   sub->add_option("-o,--output", o->output, "Folder for stopping.csv, stopping.json and the plots")

@@ -36,7 +36,9 @@ std::string shown(std::string_view text) {
   return out;
 }
 
-std::string where(int line, int column) { return "line " + std::to_string(line) + ", column " + std::to_string(column); }
+std::string where(int line, int column) {
+  return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
 
 /// Length of the UTF-8 sequence starting at s[i] (RFC 3629 §4: no overlong forms, no
 /// surrogates, nothing above U+10FFFF), or 0 if it is not a valid sequence.
@@ -258,8 +260,8 @@ class TreeChecker {
       for (const TiXmlAttribute* a = e.FirstAttribute(); a; a = a->Next()) {
         const int arity = numeric_arity(e.Value(), a->Name());
         if (arity > 0 && !numbers_ok(a->ValueStr(), arity))
-          fail(source_, context + " attribute " + a->Name() + " at line " +
-                            std::to_string(e.Row()) + ": '" + shown(a->ValueStr()) + "' is not " +
+          fail(source_, context + " attribute " + a->Name() + " at line " + std::to_string(e.Row()) + ": '" +
+                            shown(a->ValueStr()) + "' is not " +
                             (arity == 1 ? "a finite number" : std::to_string(arity) + " finite numbers"));
       }
     }
@@ -273,15 +275,14 @@ class TreeChecker {
   void check_text_and_attributes(const TiXmlElement& e, const std::string& context) {
     for (const TiXmlAttribute* a = e.FirstAttribute(); a; a = a->Next())
       if (a->ValueStr().find('%') != std::string::npos || std::strchr(a->Name(), '%'))
-        fail(source_, context + " attribute " + shown(a->Name()) + " at line " +
-                          std::to_string(e.Row()) + ": '" + shown(a->ValueStr()) +
-                          "' contains '%', which is not allowed in a URDF read by articula");
+        fail(source_, context + " attribute " + shown(a->Name()) + " at line " + std::to_string(e.Row()) + ": '" +
+                          shown(a->ValueStr()) + "' contains '%', which is not allowed in a URDF read by articula");
     if (e.ValueStr().find('%') != std::string::npos)
       fail(source_, "element <" + shown(e.ValueStr()) + "> at line " + std::to_string(e.Row()) + " contains '%'");
     for (const TiXmlNode* n = e.FirstChild(); n; n = n->NextSibling())
       if (const TiXmlText* t = n->ToText(); t && t->ValueStr().find('%') != std::string::npos)
-        fail(source_, context + " text at line " + std::to_string(n->Row()) + ": '" +
-                          shown(t->ValueStr()) + "' contains '%', which is not allowed in a URDF read by articula");
+        fail(source_, context + " text at line " + std::to_string(n->Row()) + ": '" + shown(t->ValueStr()) +
+                          "' contains '%', which is not allowed in a URDF read by articula");
   }
 
   const std::string& source_;
@@ -297,8 +298,7 @@ void check_urdf_text(const std::string& xml, const std::string& source) {
     fail(source, std::string("malformed XML: ") + doc.ErrorDesc() + " at " + where(doc.ErrorRow(), doc.ErrorCol()));
   const TiXmlElement* root = doc.RootElement();
   if (!root) fail(source, "no XML element");
-  if (root->ValueStr() != "robot")
-    fail(source, "the root element is <" + shown(root->ValueStr()) + ">, not <robot>");
+  if (root->ValueStr() != "robot") fail(source, "the root element is <" + shown(root->ValueStr()) + ">, not <robot>");
   TreeChecker(source).check_robot(*root);
 }
 

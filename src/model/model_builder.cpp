@@ -2,8 +2,8 @@
 
 #include <Eigen/Eigenvalues>
 #include <cmath>
-#include <unordered_map>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace articula {
 

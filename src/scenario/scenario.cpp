@@ -79,8 +79,8 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
                            scenario_detail::ControllerType::None};
   try {
     b.root.check_map({"name", "description", "model", "gravity", "initial", "motors", "sensors", "contacts",
-                      "constraints", "brakes", "controller", "integrator", "solver", "joint_limits", "duration", "events",
-                      "output"});
+                      "constraints", "brakes", "controller", "integrator", "solver", "joint_limits", "duration",
+                      "events", "output"});
     Scenario& s = b.scenario;
     s.file = source_name;
     s.name = b.root.has("name") ? b.root.get("name").text() : fs::path(source_name).stem().string();

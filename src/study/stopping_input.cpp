@@ -90,8 +90,8 @@ void read_brakes(const Model& model, const Node& list, StoppingStudy& s) {
     if (torque.defined()) {
       b.torque = torque.positive();
     } else {
-      const auto d = std::find_if(s.drives.begin(), s.drives.end(),
-                                  [&](const StoppingDrive& x) { return x.joint == b.joint; });
+      const auto d =
+          std::find_if(s.drives.begin(), s.drives.end(), [&](const StoppingDrive& x) { return x.joint == b.joint; });
       if (d == s.drives.end()) motor.fail("motor_torque needs a drive (gear ratio) on joint '" + b.joint + "'");
       b.torque = motor.positive() * d->gear_ratio;
     }
@@ -223,9 +223,9 @@ StoppingStudy parse_stopping_study(const std::string& yaml_text, const std::stri
 StoppingStudy load_stopping_study(const std::string& path) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec))
-    throw ScenarioError(path, 0, 0, "",
-                        std::string("cannot read the study file (") + (fs::exists(path, ec) ? "not a file" : "not found") +
-                            ")");
+    throw ScenarioError(
+        path, 0, 0, "",
+        std::string("cannot read the study file (") + (fs::exists(path, ec) ? "not a file" : "not found") + ")");
   std::ifstream in(path, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();

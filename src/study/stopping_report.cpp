@@ -35,9 +35,12 @@ double rel(double real, double ideal, bool ok) {
 std::string json_string(const std::string& s) {
   std::string out = "\"";
   for (char ch : s) {
-    if (ch == '"' || ch == '\\') out += '\\', out += ch;
-    else if (static_cast<unsigned char>(ch) < 0x20) out += fmt("\\u%04x", ch);
-    else out += ch;
+    if (ch == '"' || ch == '\\')
+      out += '\\', out += ch;
+    else if (static_cast<unsigned char>(ch) < 0x20)
+      out += fmt("\\u%04x", ch);
+    else
+      out += ch;
   }
   return out + "\"";
 }
@@ -75,8 +78,9 @@ std::string stopping_csv(const StoppingStudy& s, const std::vector<StoppingCaseR
            num(a.peak_torque) + fmt(",%d,", a.slipped ? 1 : 0) + num(a.slip_time) + ",";
     out += fmt("%d,", b.ok ? 1 : 0) + num(b.stop_time) + "," + num(b.distance_deg) + "," + num(b.path_mm) + "," +
            num(b.peak_torque) + ",";
-    out += num(rel(a.stop_time, b.stop_time, w.both_ok())) + "," + num(rel(a.distance_deg, b.distance_deg, w.both_ok())) +
-           "," + num(rel(a.path_mm, b.path_mm, w.both_ok())) + fmt(",%d,%d", r.samples, r.failed_samples);
+    out += num(rel(a.stop_time, b.stop_time, w.both_ok())) + "," +
+           num(rel(a.distance_deg, b.distance_deg, w.both_ok())) + "," + num(rel(a.path_mm, b.path_mm, w.both_ok())) +
+           fmt(",%d,%d", r.samples, r.failed_samples);
     for (const Spread* sp : {&r.time, &r.distance, &r.path, &r.torque})
       for (int k = 0; k < 4; ++k) {
         out += ',';
@@ -97,30 +101,33 @@ std::string stopping_json(const StoppingStudy& s, const std::vector<StoppingCase
   };
   auto spread = [](const Spread& sp) {
     std::string o = "{";
-    for (int k = 0; k < 4; ++k) o += std::string(k ? ", " : "") + "\"" + kSpreadNames[k] + "\": " + num(spread_value(sp, k), true);
+    for (int k = 0; k < 4; ++k)
+      o += std::string(k ? ", " : "") + "\"" + kSpreadNames[k] + "\": " + num(spread_value(sp, k), true);
     return o + "}";
   };
-  std::string out = "{\n  \"study\": " + json_string(s.name) + ",\n  \"model\": " + json_string(s.model->name) +
-                    ",\n  \"flange\": " + json_string(s.flange) + ",\n  \"brake_model\": " +
-                    json_string("engine brakes (docs/brakes.md); ideal: instant pin locks at engagement") +
-                    ",\n  \"samples\": " + std::to_string(samples) + ",\n  \"seed\": " + std::to_string(seed) +
-                    ",\n  \"cases\": [\n";
+  std::string out =
+      "{\n  \"study\": " + json_string(s.name) + ",\n  \"model\": " + json_string(s.model->name) +
+      ",\n  \"flange\": " + json_string(s.flange) +
+      ",\n  \"brake_model\": " + json_string("engine brakes (docs/brakes.md); ideal: instant pin locks at engagement") +
+      ",\n  \"samples\": " + std::to_string(samples) + ",\n  \"seed\": " + std::to_string(seed) + ",\n  \"cases\": [\n";
   for (std::size_t i = 0; i < results.size(); ++i) {
     const StoppingCaseResult& r = results[i];
     const Row w{s, r};
     out += "    {\"case\": " + std::to_string(r.c.index) + ", \"joint\": " + json_string(w.joint().joint) +
-           ", \"category\": " + std::to_string(r.c.category) + ", \"speed_fraction\": " + num(s.speeds[r.c.speed], true) +
-           ", \"speed_rad_s\": " + num(w.speed(), true) + ", \"payload_fraction\": " +
-           num(s.payloads[r.c.payload], true) + ", \"payload_kg\": " + num(w.payload_kg(), true) +
-           ", \"extension_fraction\": " + num(s.extensions[r.c.extension].fraction, true) + ",\n     \"result\": " +
-           figures(r.real) + ",\n     \"ideal\": " + figures(r.ideal) + ",\n     \"rel_diff\": {\"time\": " +
-           num(rel(r.real.stop_time, r.ideal.stop_time, w.both_ok()), true) +
+           ", \"category\": " + std::to_string(r.c.category) +
+           ", \"speed_fraction\": " + num(s.speeds[r.c.speed], true) + ", \"speed_rad_s\": " + num(w.speed(), true) +
+           ", \"payload_fraction\": " + num(s.payloads[r.c.payload], true) +
+           ", \"payload_kg\": " + num(w.payload_kg(), true) +
+           ", \"extension_fraction\": " + num(s.extensions[r.c.extension].fraction, true) +
+           ",\n     \"result\": " + figures(r.real) + ",\n     \"ideal\": " + figures(r.ideal) +
+           ",\n     \"rel_diff\": {\"time\": " + num(rel(r.real.stop_time, r.ideal.stop_time, w.both_ok()), true) +
            ", \"distance\": " + num(rel(r.real.distance_deg, r.ideal.distance_deg, w.both_ok()), true) +
            ", \"path\": " + num(rel(r.real.path_mm, r.ideal.path_mm, w.both_ok()), true) + "}";
     if (r.samples > 0)
-      out += ",\n     \"sampled\": {\"samples\": " + std::to_string(r.samples) + ", \"failed\": " +
-             std::to_string(r.failed_samples) + ", \"time_s\": " + spread(r.time) + ", \"distance_deg\": " +
-             spread(r.distance) + ", \"path_mm\": " + spread(r.path) + ", \"peak_torque_Nm\": " + spread(r.torque) + "}";
+      out += ",\n     \"sampled\": {\"samples\": " + std::to_string(r.samples) +
+             ", \"failed\": " + std::to_string(r.failed_samples) + ", \"time_s\": " + spread(r.time) +
+             ", \"distance_deg\": " + spread(r.distance) + ", \"path_mm\": " + spread(r.path) +
+             ", \"peak_torque_Nm\": " + spread(r.torque) + "}";
     out += std::string("}") + (i + 1 < results.size() ? "," : "") + "\n";
   }
   return out + "  ]\n}\n";

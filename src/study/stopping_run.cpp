@@ -6,8 +6,8 @@
 #include <span>
 #include <stdexcept>
 
-#include "articula/engine/brake.hpp"
 #include "articula/dynamics/rnea.hpp"
+#include "articula/engine/brake.hpp"
 #include "articula/engine/robot.hpp"
 #include "articula/engine/simulator.hpp"
 #include "articula/model/data.hpp"
@@ -45,13 +45,13 @@ class FigureSink final : public LogSink {
     if (out_.have) out_.path_length += (p - out_.last).norm();
     out_.last = p;
     out_.have = true;
-    if (torque_ >= 0 && std::isfinite(row[torque_])) out_.peak_torque = std::max(out_.peak_torque, std::abs(row[torque_]));
+    if (torque_ >= 0 && std::isfinite(row[torque_]))
+      out_.peak_torque = std::max(out_.peak_torque, std::abs(row[torque_]));
   }
   void event(const EventLogRow&) override {}
   void flush() override {}
   void finish(const LogStatus&) override {}
   const std::string& path() const override { return name_; }
-
 
  private:
   static int index_of(const std::vector<std::string>& columns, const std::string& name) {
@@ -74,7 +74,8 @@ Model case_model(const StoppingStudy& s, const StoppingCase& c) {
   const double f = s.payloads[c.payload];
   if (s.payload.rated_mass > 0.0) {
     const Frame& fr = m.frames[m.frame_id(s.payload.frame)];
-    if (fr.parent == kWorld) throw std::invalid_argument("stopping: the payload frame '" + fr.name + "' is fixed to the world");
+    if (fr.parent == kWorld)
+      throw std::invalid_argument("stopping: the payload frame '" + fr.name + "' is fixed to the world");
     const Matrix3 Ic = (f * s.payload.inertia).asDiagonal();
     m.inertias[fr.parent] += Inertia::from_com(f * s.payload.rated_mass, s.payload.com, Ic).transformed(fr.placement);
   }
@@ -176,7 +177,8 @@ StopFigures run_stopping_case(const StoppingStudy& s, const StoppingCase& c, Bra
       break;
     }
     const auto& st = sim.brake_states();
-    const bool held = std::all_of(st.begin(), st.end(), [](BrakeState b) { return b == BrakeState::Stuck || b == BrakeState::Locked; });
+    const bool held = std::all_of(st.begin(), st.end(),
+                                  [](BrakeState b) { return b == BrakeState::Stuck || b == BrakeState::Locked; });
     if (held && sim.v().cwiseAbs().maxCoeff() <= s.rest_speed) {
       out.ok = true;
       break;

@@ -32,11 +32,14 @@ std::vector<BadUrdf> bad_urdfs() {
   return {
       {"noname", a + "<link>" + kInertial + "</link>", {"<link>", "no name"}},
       {"emptyname", a + "<link name=\"\">" + kInertial + "</link>", {"<link>", "empty name"}},
-      {"percent", "<link name=\"a\"><inertial><origin xyz=\"%s%s%n\"/><mass value=\"1\"/></inertial></link>",
+      {"percent",
+       "<link name=\"a\"><inertial><origin xyz=\"%s%s%n\"/><mass value=\"1\"/></inertial></link>",
        {"link 'a'", "<origin>", "xyz", "%s%s%n"}},
-      {"unit", "<link name=\"a\"><inertial><mass value=\"1.5kg\"/></inertial></link>",
+      {"unit",
+       "<link name=\"a\"><inertial><mass value=\"1.5kg\"/></inertial></link>",
        {"link 'a'", "<mass>", "value", "1.5kg"}},
-      {"nan", "<link name=\"a\"><inertial><mass value=\"1\"/><inertia ixx=\"nan\"/></inertial></link>",
+      {"nan",
+       "<link name=\"a\"><inertial><mass value=\"1\"/><inertia ixx=\"nan\"/></inertial></link>",
        {"link 'a'", "<inertia>", "ixx", "nan"}},
       {"empty", "<link name=\"a\"><inertial><mass value=\"\"/></inertial></link>", {"link 'a'", "value", "''"}},
       {"utf8", "<link name=\"a\xfe\">" + kInertial + "</link>", {"invalid UTF-8", "\\xfe"}},
@@ -48,7 +51,8 @@ class UrdfCli : public ::testing::Test {
   void SetUp() override {
     for (const BadUrdf& b : bad_urdfs()) {
       const std::string path = dir_.path() + "/" + b.stem + ".urdf";
-      std::ofstream(path, std::ios::binary) << "<?xml version=\"1.0\"?>\n<robot name=\"r\">\n" << b.body << "\n</robot>\n";
+      std::ofstream(path, std::ios::binary) << "<?xml version=\"1.0\"?>\n<robot name=\"r\">\n"
+                                            << b.body << "\n</robot>\n";
       std::ofstream(dir_.path() + "/" + b.stem + ".yaml") << "model: {urdf: " << b.stem << ".urdf}\nduration: 0.01\n";
     }
   }
@@ -57,7 +61,8 @@ class UrdfCli : public ::testing::Test {
     const test::CliResult r = test::run_cli(args);
     EXPECT_EQ(r.code, 2) << args << "\n" << r.output;
     EXPECT_TRUE(contains(r.output, b.stem + ".urdf")) << args << "\n" << r.output;
-    for (const std::string& p : b.parts) EXPECT_TRUE(contains(r.output, p)) << args << ": no '" << p << "'\n" << r.output;
+    for (const std::string& p : b.parts)
+      EXPECT_TRUE(contains(r.output, p)) << args << ": no '" << p << "'\n" << r.output;
   }
   std::string urdf(const BadUrdf& b) const { return quoted(dir_.path() + "/" + b.stem + ".urdf"); }
   test::ScratchDir dir_{"urdf_cli"};

@@ -15,7 +15,9 @@ using test::throws_with;
 
 const std::string kInertia = R"(<inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/>)";
 
-std::string robot(const std::string& body) { return "<?xml version=\"1.0\"?>\n<robot name=\"r\">\n" + body + "</robot>\n"; }
+std::string robot(const std::string& body) {
+  return "<?xml version=\"1.0\"?>\n<robot name=\"r\">\n" + body + "</robot>\n";
+}
 std::string link(const std::string& name, const std::string& mass = "1", const std::string& origin = "0 0 0") {
   return "<link name=\"" + name + "\"><inertial><origin xyz=\"" + origin + "\"/><mass value=\"" + mass + "\"/>" +
          kInertia + "</inertial></link>\n";
@@ -26,14 +28,17 @@ std::string joint(const std::string& name, const std::string& axis = "0 0 1", co
 }
 
 TEST(UrdfInput, LinksWithoutANameAreRejected) {
+  EXPECT_TRUE(
+      throws_with<std::runtime_error>([] { (void)load_urdf_string(robot("<link/>"), BaseType::Fixed, "noname.urdf"); },
+                                      {"noname.urdf", "<link>", "no name"}));
+  EXPECT_TRUE(
+      throws_with<std::runtime_error>([] { (void)load_urdf_string(robot(link("")), BaseType::Floating, "empty.urdf"); },
+                                      {"empty.urdf", "<link>", "empty name"}));
   EXPECT_TRUE(throws_with<std::runtime_error>(
-      [] { (void)load_urdf_string(robot("<link/>"), BaseType::Fixed, "noname.urdf"); },
-      {"noname.urdf", "<link>", "no name"}));
-  EXPECT_TRUE(throws_with<std::runtime_error>(
-      [] { (void)load_urdf_string(robot(link("")), BaseType::Floating, "empty.urdf"); },
-      {"empty.urdf", "<link>", "empty name"}));
-  EXPECT_TRUE(throws_with<std::runtime_error>(
-      [] { (void)load_urdf_string(robot(link("a") + link("b") + "<joint name=\"\" type=\"fixed\"/>"), BaseType::Fixed, "j.urdf"); },
+      [] {
+        (void)load_urdf_string(robot(link("a") + link("b") + "<joint name=\"\" type=\"fixed\"/>"), BaseType::Fixed,
+                               "j.urdf");
+      },
       {"j.urdf", "<joint>", "empty name"}));
   // The builder refuses empty names too (it used to recurse without end on them).
   ModelBuilder b;
@@ -89,7 +94,11 @@ TEST(UrdfInput, MalformedNumbersNameTheElementAttributeAndText) {
 
 TEST(UrdfInput, InvalidUtf8AndNulBytesAreRejected) {
   EXPECT_TRUE(throws_with<std::runtime_error>(
-      [] { (void)load_urdf_string(robot(link("a\xff" "b")), BaseType::Fixed, "utf.urdf"); },
+      [] {
+        (void)load_urdf_string(robot(link("a\xff"
+                                          "b")),
+                               BaseType::Fixed, "utf.urdf");
+      },
       {"utf.urdf", "invalid UTF-8", "\\xff", "line 3", "<link>"}));
   EXPECT_TRUE(throws_with<std::runtime_error>(
       [] { (void)load_urdf_string(robot(link("a\xc0\xaf")), BaseType::Fixed, "overlong.urdf"); },

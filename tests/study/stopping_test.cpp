@@ -1,5 +1,7 @@
 // articula stopping (docs/stopping.md): input checks, the physics that must hold, determinism
 // across threads and MPI ranks, sampling.
+#include "articula/study/stopping.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,7 +12,6 @@
 #include "articula/dynamics/crba.hpp"
 #include "articula/model/data.hpp"
 #include "articula/scenario/scenario.hpp"
-#include "articula/study/stopping.hpp"
 #include "test_support.hpp"
 
 namespace articula {
@@ -65,7 +66,7 @@ TEST(StoppingStudy, BundledFileHasTheFullAnnexBTable) {
   const StoppingStudy s = load_stopping_study(kStudyFile);
   EXPECT_EQ(s.joints.size(), 3u);
   EXPECT_EQ(s.brakes.size(), 6u);
-  EXPECT_EQ(stopping_cases(s).size(), 162u);  // 3 joints x 27 conditions x 2 categories
+  EXPECT_EQ(stopping_cases(s).size(), 162u);           // 3 joints x 27 conditions x 2 categories
   EXPECT_DOUBLE_EQ(s.brakes[1].torque, 10.0 * 150.0);  // motor_torque x gear ratio
   EXPECT_EQ(s.joints[0].direction, 1);
   EXPECT_EQ(s.joints[1].direction, 0);  // down
@@ -93,8 +94,9 @@ TEST(StoppingStudy, BadInputNamesTheKey) {
   EXPECT_NE(e.find("two brakes"), std::string::npos) << e;
   // No brake on a tested joint.
   std::string nob = t;
-  nob.erase(nob.find("  - {joint: joint_2, kind: friction"), nob.find("\n", nob.find("  - {joint: joint_2, kind: friction")) -
-                                                                     nob.find("  - {joint: joint_2, kind: friction") + 1);
+  nob.erase(nob.find("  - {joint: joint_2, kind: friction"),
+            nob.find("\n", nob.find("  - {joint: joint_2, kind: friction")) -
+                nob.find("  - {joint: joint_2, kind: friction") + 1);
   e = error_of(nob);
   EXPECT_NE(e.find("key 'joints[1].joint'"), std::string::npos) << e;
   EXPECT_NE(e.find("no brake on tested joint 'joint_2'"), std::string::npos) << e;
@@ -188,7 +190,8 @@ TEST(StoppingStudy, ThreadsGiveByteIdenticalOutputs) {
 TEST(StoppingStudy, SamplingIsReproducibleAndZeroToleranceGivesNominal) {
   StoppingStudy s = small("  - {joint: joint_2, max_speed: 2.5, direction: down}", "0", "0.33");
   s.payloads = {1.0};
-  const auto a = run_stopping_sweep(s, 12, 5, 2), b = run_stopping_sweep(s, 12, 5, 1), c = run_stopping_sweep(s, 12, 6, 2);
+  const auto a = run_stopping_sweep(s, 12, 5, 2), b = run_stopping_sweep(s, 12, 5, 1),
+             c = run_stopping_sweep(s, 12, 6, 2);
   EXPECT_EQ(stopping_csv(s, a), stopping_csv(s, b));
   EXPECT_NE(stopping_csv(s, a), stopping_csv(s, c));
   for (const auto& r : a) {
@@ -312,7 +315,8 @@ TEST(StoppingCli, OneTwoThreadsAndTwoMpiRanksWriteTheSameCsv) {
 
 TEST(StoppingCli, BadStudyExitsTwoNamingTheKey) {
   const test::ScratchDir dir("stopping_bad");
-  const std::string file = write_study(dir.path(), "bad.yaml", {{"speeds: [0.33, 0.66, 1.0]", "speeds: [0.33, 0.66, 1.01]"}});
+  const std::string file =
+      write_study(dir.path(), "bad.yaml", {{"speeds: [0.33, 0.66, 1.0]", "speeds: [0.33, 0.66, 1.01]"}});
   const test::CliResult r = test::run_cli("stopping '" + file + "' -o '" + dir.path() + "'");
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("key 'speeds[2]'"), std::string::npos) << r.output;

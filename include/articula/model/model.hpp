@@ -49,8 +49,8 @@ struct Model {
   // share storage (a list is stored inside the list of a descendant), so `ancestors` stays
   // O(nv) for a chain while Σ depth = ancestor_offset[nv] is O(nv²).
   std::vector<int> ancestors;
-  std::vector<int> ancestor_begin;       // (nv) where k's list starts in `ancestors`
-  std::vector<int> ancestor_offset;      // (nv + 1) prefix sums of the list lengths (depths)
+  std::vector<int> ancestor_begin;   // (nv) where k's list starts in `ancestors`
+  std::vector<int> ancestor_offset;  // (nv + 1) prefix sums of the list lengths (depths)
   const int* ancestors_of(int k) const { return ancestors.data() + ancestor_begin[k]; }
   int ancestor_count(int k) const { return ancestor_offset[k + 1] - ancestor_offset[k]; }
   std::vector<Index> dof_joint;          // joint of each dof

@@ -50,10 +50,10 @@ struct StoppingBrake {
 };
 
 struct StoppingPayload {
-  std::string frame;                ///< frame it is attached to (the flange)
-  double rated_mass = 0.0;          ///< [kg] ≥ 0 at 100 %
-  Vector3 com{Vector3::Zero()};     ///< [m] centre of mass in the frame
-  Vector3 inertia{Vector3::Zero()}; ///< [kg m²] principal moments about the com, frame axes, at 100 %
+  std::string frame;                 ///< frame it is attached to (the flange)
+  double rated_mass = 0.0;           ///< [kg] ≥ 0 at 100 %
+  Vector3 com{Vector3::Zero()};      ///< [m] centre of mass in the frame
+  Vector3 inertia{Vector3::Zero()};  ///< [kg m²] principal moments about the com, frame axes, at 100 %
 };
 
 struct StoppingExtension {
@@ -63,9 +63,9 @@ struct StoppingExtension {
 
 struct StoppingStudy {
   std::string file, name, description;
-  std::string model_file;  ///< URDF, resolved against the study file's folder
+  std::string model_file;              ///< URDF, resolved against the study file's folder
   std::shared_ptr<const Model> model;  ///< loaded from model_file (fixed base), as in the URDF
-  std::string flange;      ///< frame whose origin path length is reported
+  std::string flange;                  ///< frame whose origin path length is reported
   Vector3 gravity{0.0, 0.0, -9.81};
   std::vector<StoppingJoint> joints;
   std::vector<StoppingDrive> drives;
@@ -75,7 +75,7 @@ struct StoppingStudy {
   std::vector<double> payloads{0.33, 0.66, 1.0};  ///< fractions of the rated payload, (0, 1]
   std::vector<StoppingExtension> extensions;
   std::vector<int> categories{0, 1};
-  double cat1_max_time = 1.0;  ///< [s] a category-1 drive stop longer than this hands over to the brakes
+  double cat1_max_time = 1.0;     ///< [s] a category-1 drive stop longer than this hands over to the brakes
   double delay_tolerance = 0.0;   ///< relative ± of every brake delay when sampling (uniform)
   double torque_tolerance = 0.0;  ///< relative ± of every brake torque when sampling (uniform)
   double dt = 1e-3;               ///< [s] RK4 step
@@ -144,8 +144,8 @@ struct SweepPlan {
   int items() const { return cases * runs_per_case(); }
 };
 /// Runs work item w of the plan.
-StopFigures run_stopping_item(const StoppingStudy& study, const std::vector<StoppingCase>& cases,
-                              const SweepPlan& plan, int item);
+StopFigures run_stopping_item(const StoppingStudy& study, const std::vector<StoppingCase>& cases, const SweepPlan& plan,
+                              int item);
 /// Runs the given items on `jobs` threads (≥ 1); out[i] is the result of items[i].
 std::vector<StopFigures> run_stopping_items(const StoppingStudy& study, const std::vector<StoppingCase>& cases,
                                             const SweepPlan& plan, const std::vector<int>& items, int jobs);
