@@ -47,6 +47,8 @@ std::string to_string(SolveStatus status) {
       return "ok";
     case SolveStatus::Redundant:
       return "redundant rows";
+    case SolveStatus::SingularPose:
+      return "singular pose";
     case SolveStatus::Inconsistent:
       return "inconsistent rows";
     case SolveStatus::Singular:
@@ -295,6 +297,33 @@ bool solve_locks(const Model& model, Data& data, ConstrainedWorkspace& ws, Const
   return true;
 }
 
+// Whether dependent rows agree at the position level, e ∈ range J (to 10⁻⁶ (1 + ‖e‖∞)): the
+// stabilized drift is γ = J̇v + kd J v + kp e, and J v always lies in range J, so a residual
+// J v̇ + γ along the left null space of J that the errors e do not explain comes from J̇v
+// alone: a velocity that J admits to first order but that leaves the constraint manifold at
+// second order, which happens at kinematic singularities (a chain held straight). Rows that
+// contradict each other (two locks of one joint at different positions) fail this test.
+// Pivoted QR of Jᵀ (Golub & Van Loan, 4th ed., §5.4.2): Jᵀ P = Q R with rank r, so
+// J = P Rᵀ Qᵀ and e ∈ range J ⇔ Pᵀe = Rᵀ y: R₁₁ᵀ y = (Pᵀe)₁..r, then (Pᵀe)_{r+1..m} = R₁₂ᵀ y.
+// Runs only after an inconsistent solve; the workspace's QR and scratch are reused.
+bool positions_agree(const Model& model, ConstrainedWorkspace& ws, const Eigen::Ref<const MatrixX>& J, VectorRef e) {
+  const int m = static_cast<int>(J.rows());
+  if (m == 0 || e.size() != m || !all_finite(e)) return false;
+  auto Jt = ws.Jt.topLeftCorner(model.nv, m);
+  Jt = J.transpose();
+  ws.qr.setThreshold(detail::kRowRankTolerance);
+  ws.qr.compute(Jt);
+  const int r = static_cast<int>(ws.qr.rank());
+  const auto& perm = ws.qr.colsPermutation().indices();
+  auto pe = ws.r.head(m);
+  for (int i = 0; i < m; ++i) pe[i] = e[perm[i]];
+  const auto& R = ws.qr.matrixR();
+  R.topLeftCorner(r, r).template triangularView<Eigen::Upper>().transpose().solveInPlace(pe.head(r));
+  pe.tail(m - r).noalias() -= R.topRightCorner(r, m - r).transpose() * pe.head(r);
+  const double unmet = m > r ? pe.tail(m - r).cwiseAbs().maxCoeff() : 0.0;
+  return unmet <= 1e-6 * (1.0 + e.cwiseAbs().maxCoeff());
+}
+
 }  // namespace
 
 SolveReport constrained_forward_dynamics(const Model& model, Data& data, ConstrainedWorkspace& ws, ConstraintSet& set,
@@ -319,8 +348,14 @@ SolveReport constrained_forward_dynamics(const Model& model, Data& data, Constra
     update_joint_jacobians(model, data);
     have = true;
   }
-  const SolveReport report = solve(model, data, ws, set.J(), set.gamma(), q, v, tau, f_ext, method,
-                                   have ? Dynamics::FromKinematics : Dynamics::Compute);
+  SolveReport report = solve(model, data, ws, set.J(), set.gamma(), q, v, tau, f_ext, method,
+                             have ? Dynamics::FromKinematics : Dynamics::Compute);
+  if (report.status == SolveStatus::Inconsistent && positions_agree(model, ws, set.J(), set.error())) {
+    report.status = SolveStatus::SingularPose;
+    report.message =
+        "dependent rows at a singular pose: the positions agree, the drift J̇v does not lie in range J; "
+        "least-squares acceleration";
+  }
   if (report.ok() || report.status == SolveStatus::Inconsistent) set.lambda() = ws.lambda.head(set.dim());
   return report;
 }

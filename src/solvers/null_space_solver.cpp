@@ -13,7 +13,7 @@ SolveReport solve_null_space(const Model& model, Data& data, ConstrainedWorkspac
   SolveReport report;
   auto Jt = ws.Jt.topLeftCorner(model.nv, m);
   Jt = J.transpose();
-  ws.qr.setThreshold(kRankTolerance);
+  ws.qr.setThreshold(kRowRankTolerance);
   ws.qr.compute(Jt);
   const int r = static_cast<int>(ws.qr.rank());
   report.rank = r;
