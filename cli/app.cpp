@@ -2,9 +2,16 @@
 #include <iostream>
 #include <map>
 
+#include "articula/scenario/scenario.hpp"
 #include "commands.hpp"
+#include "interrupt.hpp"
 
 namespace articula::cli {
+
+void require_input_file(const std::string& path, const char* what) {
+  if (const std::string problem = input_file_problem(path); !problem.empty())
+    throw std::invalid_argument(std::string("cannot read the ") + what + " '" + path + "' (" + problem + ")");
+}
 
 int run_cli(int argc, char** argv, bool parse_only) {
   CLI::App app{"articula — rigid-body simulation with exact kinematic constraints"};
@@ -43,6 +50,7 @@ int run_cli(int argc, char** argv, bool parse_only) {
     return code == 0 ? 0 : 2;
   }
   if (parse_only) return 0;
+  install_signal_handlers();
   try {
     for (auto& [sub, run] : commands)
       if (sub->parsed()) return run();

@@ -12,6 +12,7 @@ namespace articula::cli {
 namespace {
 
 int run_bench(const std::string& path, bool floating, int states, unsigned seed) {
+  require_input_file(path, "model file");
   const Model model = load_urdf(path, floating ? BaseType::Floating : BaseType::Fixed);
   Data data(model);
   std::mt19937 rng(seed);

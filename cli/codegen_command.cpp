@@ -1,32 +1,92 @@
 // `articula codegen MODEL.urdf --name NAME [-o DIR] [--floating]`: writes DIR/NAME.hpp and
 // DIR/NAME.cpp, the model-specific RNEA, CRBA and ABA (docs/codegen.md).
+#include <cctype>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <stdexcept>
 #include <vector>
 
 #include "articula/articula.hpp"
 #include "articula/codegen/kernels.hpp"
 #include "commands.hpp"
+#include "interrupt.hpp"
 
 namespace articula::cli {
 namespace {
 
 void write_file(const std::filesystem::path& path, const std::string& text) {
   // Written beside the target and renamed over it: a build never sees half a file.
+  // The temporary is removed on a write error and when Ctrl-C ends the command.
   const std::filesystem::path tmp = path.string() + ".tmp";
+  const RemoveOnSignal remove_on_signal(tmp.string());
   {
     std::ofstream out(tmp, std::ios::binary);
     out << text;
     out.close();
-    if (!out) throw std::runtime_error("codegen: cannot write '" + tmp.string() + "'");
+    if (!out) {
+      std::error_code ignored;
+      std::filesystem::remove(tmp, ignored);
+      throw std::runtime_error("codegen: cannot write '" + tmp.string() + "'");
+    }
   }
   std::filesystem::rename(tmp, path);
 }
 
+// The C++20 keywords and alternative tokens ([lex.key], [lex.digraph]): none may name the namespace.
+bool is_keyword(const std::string& word) {
+  static const std::set<std::string> keywords = {
+      "alignas",     "alignof",   "and",        "and_eq",    "asm",      "auto",         "bitand",
+      "bitor",       "bool",      "break",      "case",      "catch",    "char",         "char8_t",
+      "char16_t",    "char32_t",  "class",      "compl",     "concept",  "const",        "consteval",
+      "constexpr",   "constinit", "const_cast", "continue",  "co_await", "co_return",    "co_yield",
+      "decltype",    "default",   "delete",     "do",        "double",   "dynamic_cast", "else",
+      "enum",        "explicit",  "export",     "extern",    "false",    "float",        "for",
+      "friend",      "goto",      "if",         "inline",    "int",      "long",         "mutable",
+      "namespace",   "new",       "noexcept",   "not",       "not_eq",   "nullptr",      "operator",
+      "or",          "or_eq",     "private",    "protected", "public",   "register",     "reinterpret_cast",
+      "requires",    "return",    "short",      "signed",    "sizeof",   "static",       "static_assert",
+      "static_cast", "struct",    "switch",     "template",  "this",     "thread_local", "throw",
+      "true",        "try",       "typedef",    "typeid",    "typename", "union",        "unsigned",
+      "using",       "virtual",   "void",       "volatile",  "wchar_t",  "while",        "xor",
+      "xor_eq"};
+  return keywords.count(word) > 0;
+}
+
+// --name becomes a C++ namespace and the file names: an identifier ([lex.name]) of ASCII
+// letters, digits and '_', not starting with a digit, not a keyword, and not reserved
+// ([lex.name]/3: no "__", no leading "_" + capital).
+void check_name(const std::string& name) {
+  const bool chars =
+      !name.empty() &&
+      name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == std::string::npos &&
+      !(name[0] >= '0' && name[0] <= '9');
+  std::string why;
+  if (!chars)
+    why = "not a C++ identifier (ASCII letters, digits and '_', not starting with a digit)";
+  else if (is_keyword(name))
+    why = "a C++ keyword";
+  else if (name.find("__") != std::string::npos ||
+           (name[0] == '_' && name.size() > 1 && std::isupper(static_cast<unsigned char>(name[1]))))
+    why = "a reserved identifier (it holds '__' or starts with '_' and a capital)";
+  if (!why.empty()) {
+    std::string shown;
+    for (unsigned char c : name) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      shown += c >= 0x20 && c < 0x7f ? std::string(1, static_cast<char>(c)) : std::string(hex);
+    }
+    throw std::invalid_argument("codegen: --name '" + shown + "' is " + why +
+                                "; it names the namespace articula::generated::NAME and the files NAME.hpp, NAME.cpp");
+  }
+}
+
 int run_codegen(const std::string& path, const std::string& name, const std::string& dir, bool floating, bool quiet,
                 double snap, const std::vector<std::string>& holds) {
+  check_name(name);
+  require_input_file(path, "model file");
   const Model model = load_urdf(path, floating ? BaseType::Floating : BaseType::Fixed);
   CodegenOptions options;
   options.origin = std::filesystem::path(path).filename().string() + (floating ? " (floating base)" : " (fixed base)");

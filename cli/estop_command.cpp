@@ -12,13 +12,16 @@
 #include <vector>
 
 #include "articula/articula.hpp"
+#include "articula/scenario/scenario.hpp"
 #include "commands.hpp"
+#include "interrupt.hpp"
 
 namespace articula::cli {
 namespace fs = std::filesystem;
 namespace {
 
 constexpr double kRadToDeg = 180.0 / 3.14159265358979323846;
+constexpr double kMaxEstopSteps = 1e7;  // duration / dt: the study keeps every step in memory
 
 struct EstopOptions {
   std::string model;
@@ -30,6 +33,8 @@ struct EstopOptions {
   std::string format_text = "csv";
   std::string plot;
   bool pendulum = false;
+  std::string brakes_model = "ideal";  // ideal | pin | friction (docs/brakes.md)
+  std::string brake_torque;            // friction: N m at the joint, one or one per brake event
 };
 
 // The bundled models/ folder: $ARTICULA_MODELS_DIR, then <exe>/../share/articula/models (an
@@ -153,7 +158,88 @@ RunResult log_with_engine(const Model& model, const BrakeStudyConfig& cfg, JumpF
   auto sink = make_log(format, stem);
   path = sink->path();
   sim.add_log(std::move(sink));
+  const StopOnSignals stop_on_signals(sim);  // Ctrl-C: the log is finished as `interrupted`
   return sim.run(cfg.duration);
+}
+
+// --brakes-model pin|friction: the same schedule with real brakes (docs/brakes.md): a stop
+// signal at t = 0 arms one Brake per braked joint whose delay is its event's time; pin brakes
+// lock rigidly (infinite holding torque), friction brakes slip at `torques` [N m] and stick at
+// standstill (static torque 1.2×). Logs to `stem`; returns the run, the simulator's final state.
+struct RealBrakesRun {
+  RunResult result;
+  VectorX q, brake_energy;
+  std::vector<BrakeState> states;
+  std::vector<std::string> names;
+};
+RealBrakesRun run_real_brakes(const Model& model, const BrakeStudyConfig& cfg, BrakeKind kind,
+                              const std::vector<double>& torques, LogFormat format, const std::string& stem,
+                              std::string& path) {
+  Robot robot(model);
+  const Index flange =
+      cfg.flange_frame.empty() ? static_cast<Index>(model.frames.size() - 1) : model.frame_id(cfg.flange_frame);
+  robot.add_sensor({"flange", SensorType::Position, model.frames[flange].name});
+  std::size_t k = 0;
+  for (const BrakeEvent& e : cfg.events)
+    for (const std::string& j : e.joints) {
+      Brake b;
+      b.name = "brake." + j;
+      b.joint = j;
+      b.kind = kind;
+      b.delay = e.time;
+      b.torque = kind == BrakeKind::Pin ? std::numeric_limits<double>::infinity()
+                                        : torques[std::min(k, torques.size() - 1)];
+      if (kind == BrakeKind::Friction) b.static_torque = 1.2 * b.torque;
+      robot.add_brake(b);
+      ++k;
+    }
+  SimulationOptions options;
+  options.dt = cfg.dt;
+  options.log_period = cfg.sample_period;
+  Simulator sim(robot, options);
+  sim.add_event({"stop_signal", 0.0, {}, 0, false, {EventAction::stop_signal(0)}});
+  sim.set_state(cfg.q0, cfg.v0);
+  auto sink = make_log(format, stem);
+  path = sink->path();
+  sim.add_log(std::move(sink));
+  RealBrakesRun out;
+  out.result = sim.run(cfg.duration);
+  out.q = sim.q();
+  out.brake_energy = sim.brake_energy();
+  out.states = sim.brake_states();
+  for (const Brake& b : robot.brakes()) out.names.push_back(b.name);
+  return out;
+}
+
+// The brake model beside the ideal locks (the consistent column): stop pose and flange.
+void print_real_brakes(const Model& model, const BrakeStudyConfig& cfg, const BrakeStudyResult& ideal,
+                       const std::string& label, const RealBrakesRun& real) {
+  Data data(model);
+  forward_kinematics(model, data, real.q);
+  const Index flange =
+      cfg.flange_frame.empty() ? static_cast<Index>(model.frames.size() - 1) : model.frame_id(cfg.flange_frame);
+  const Vector3 p = frame_placement(model, data, flange).p;
+  std::printf("\nBrake model '%s' (stop signal at 0 s, each brake engages at its time above) vs ideal locks:\n",
+              label.c_str());
+  std::printf("  %-30s %14s %14s %14s\n", "", "ideal", label.c_str(), "difference");
+  const auto names = coordinate_names(model);
+  for (int i = 0; i < model.nq; ++i)
+    std::printf("  %-30s %14.3f %14.3f %14.3f\n", (names[static_cast<std::size_t>(i)] + " [deg]").c_str(),
+                ideal.q_final[i] * kRadToDeg, real.q[i] * kRadToDeg, (real.q[i] - ideal.q_final[i]) * kRadToDeg);
+  const char* axis[3] = {"x", "y", "z"};
+  for (int i = 0; i < 3; ++i)
+    std::printf("  %-30s %14.4f %14.4f %14.4f\n", (std::string("flange ") + axis[i] + " [m]").c_str(),
+                ideal.flange_final[i], p[i], p[i] - ideal.flange_final[i]);
+  std::printf("  flange stop poses differ by %.1f mm\n", (p - ideal.flange_final).norm() * 1e3);
+  std::printf("  %-16s %-10s %12s\n", "brake", "state", "energy [J]");
+  for (std::size_t k = 0; k < real.names.size(); ++k)
+    std::printf("  %-16s %-10s %12.3f\n", real.names[k].c_str(), to_string(real.states[k]).c_str(),
+                real.brake_energy[static_cast<Eigen::Index>(k)]);
+  for (const EventRecord& e : real.result.events)
+    for (const std::string& n : e.names)
+      if (n.ends_with(".stick") || n.ends_with(".release") || n.ends_with(".slip_through") ||
+          n.ends_with(".overload"))
+        std::printf("  t = %.4f s  %s\n", e.time, n.c_str());
 }
 
 // Locates tools/plot_log.py: $ARTICULA_TOOLS_DIR, <exe>/../share/articula/tools, the source tree.
@@ -291,7 +377,10 @@ int run_estop(const EstopOptions& o) {
   Model model;
   try {
     if (custom_model) {
-      if (!fs::exists(o.model)) throw std::invalid_argument("--model: file not found: " + o.model);
+      if (const std::string problem = input_file_problem(o.model); problem == "not found")
+        throw std::invalid_argument("--model: file not found: " + o.model);
+      else if (!problem.empty())
+        throw std::invalid_argument("--model: cannot read '" + o.model + "' (" + problem + ")");
       cfg.urdf = o.model;
     }
     model = load_urdf(cfg.urdf, BaseType::Fixed);
@@ -334,12 +423,48 @@ int run_estop(const EstopOptions& o) {
     }
     if (o.dt) {
       if (!(*o.dt > 0.0)) throw std::invalid_argument("--dt must be > 0 s, got " + fmt("%g", *o.dt));
+      if (*o.dt < RunLimits::kMinStep)
+        throw std::invalid_argument("--dt must be >= " + fmt("%g", RunLimits::kMinStep) +
+                                    " s (the smallest step articula accepts), got " + fmt("%g", *o.dt));
       cfg.dt = *o.dt;
     }
+    // The study keeps every step in memory (and logs it): its length is bounded more tightly
+    // than a scenario's (docs/scenarios.md, Limits).
+    if (const double steps = cfg.duration / cfg.dt; steps > kMaxEstopSteps)
+      throw std::invalid_argument("--duration " + fmt("%g", cfg.duration) + " s in steps of --dt " + fmt("%g", cfg.dt) +
+                                  " s is " + fmt("%.3g", steps) + " steps, more than the limit of " +
+                                  fmt("%g", kMaxEstopSteps) + " for estop (it keeps every step in memory)");
     for (const BrakeEvent& e : cfg.events)
       if (e.time < 0.0 || e.time > cfg.duration)
         throw std::invalid_argument("--brakes: " + join(e.joints, "+") + " at " + fmt("%g", e.time) +
                                     " s is outside the run [0, " + fmt("%g", cfg.duration) + "] s");
+  } catch (const std::exception& e) {
+    std::cerr << "articula estop: error: " << e.what() << "\n";
+    return 2;
+  }
+
+  std::vector<double> torques;
+  if (o.brakes_model != "ideal") {
+    try {
+      for (const std::string& t : split(o.brake_torque.empty() ? "600" : o.brake_torque, ',')) {
+        const double x = parse_number("--brake-torque", t);
+        if (!(x > 0)) throw std::invalid_argument("--brake-torque: '" + t + "' must be > 0 N m");
+        torques.push_back(x);
+      }
+    } catch (const std::exception& e) {
+      std::cerr << "articula estop: error: " << e.what() << "\n";
+      return 2;
+    }
+  }
+  // A bad output folder is bad input: found before anything runs (exit 2).
+  try {
+    std::error_code ec;
+    fs::create_directories(o.output, ec);
+    if (ec) throw std::runtime_error("cannot create the output folder '" + o.output + "': " + ec.message());
+    for (const char* stem : {"estop_consistent", "estop_naive"})
+      check_log_target(o.format, (fs::path(o.output) / stem).string());
+    if (o.brakes_model != "ideal")
+      check_log_target(o.format, (fs::path(o.output) / ("estop_" + o.brakes_model)).string());
   } catch (const std::exception& e) {
     std::cerr << "articula estop: error: " << e.what() << "\n";
     return 2;
@@ -383,8 +508,36 @@ int run_estop(const EstopOptions& o) {
       const RunResult r = log_with_engine(model, cfg, form, o.format, (dir / runs[k].second).string(), path);
       std::printf("Wrote %s (%s, %ld steps, %zu events; events and status alongside)\n", path.c_str(),
                   to_string(r.status).c_str(), r.steps, r.events.size());
-      if (!r.ok()) code = 1;
+      if (r.status == RunStatus::Interrupted) {
+        std::fprintf(stderr, "articula estop: interrupted at t = %g s; the log holds the run up to there\n", r.t);
+        return 130;  // 128 + SIGINT, as `articula run`
+      }
+      if (!r.ok()) {
+        std::fprintf(stderr, "articula estop: the log run failed (%s): %s\n", to_string(r.status).c_str(),
+                     r.message.c_str());
+        code = 1;
+      }
       if (o.format == LogFormat::Csv) csv_logs.push_back(path), labels.push_back(runs[k].first);
+    }
+    if (o.brakes_model != "ideal") {
+      std::string path;
+      const BrakeKind kind = parse_brake_kind(o.brakes_model);
+      const RealBrakesRun real =
+          run_real_brakes(model, cfg, kind, torques, o.format, (dir / ("estop_" + o.brakes_model)).string(), path);
+      if (o.jump != "naive") print_real_brakes(model, cfg, cols.front().result, o.brakes_model, real);
+      std::printf("Wrote %s (%s, %ld steps, %zu events)\n", path.c_str(), to_string(real.result.status).c_str(),
+                  real.result.steps, real.result.events.size());
+      if (real.result.status == RunStatus::Interrupted) {
+        std::fprintf(stderr, "articula estop: interrupted at t = %g s; the log holds the run up to there\n",
+                     real.result.t);
+        return 130;
+      }
+      if (!real.result.ok()) {
+        std::fprintf(stderr, "articula estop: the %s brakes run failed (%s): %s\n", o.brakes_model.c_str(),
+                     to_string(real.result.status).c_str(), real.result.message.c_str());
+        code = 1;
+      }
+      if (o.format == LogFormat::Csv) csv_logs.push_back(path), labels.push_back(o.brakes_model);
     }
     if (!o.plot.empty()) {
       const auto tool = plot_tool();
@@ -443,6 +596,14 @@ Command add_estop_command(CLI::App& app) {
   sub->add_option("--jump", o->jump, "Which velocity jump to run: consistent, naive or both")
       ->check(CLI::IsMember({"consistent", "naive", "both"}))
       ->capture_default_str();
+  sub->add_option("--brakes-model", o->brakes_model,
+                  "Also run real brakes (docs/brakes.md) beside the ideal locks: pin (rigid lock at engagement) "
+                  "or friction (slips at --brake-torque, sticks at standstill); ideal: the locks only")
+      ->check(CLI::IsMember({"ideal", "pin", "friction"}))
+      ->capture_default_str();
+  sub->add_option("--brake-torque", o->brake_torque,
+                  "Friction brakes' slip torque [N m at the joint], one value or one per braked joint (default 600; "
+                  "static torque 1.2x)");
   sub->add_flag("--pendulum", o->pendulum,
                 "The 3R pendulum instead: falls from horizontal at rest, joint2 locks at 0.3 s, joint3 at 0.6 s")
       ->excludes(model);

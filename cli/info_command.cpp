@@ -17,6 +17,7 @@ std::string limit(double x) {
 }
 
 int run_info(const std::string& path, bool floating) {
+  require_input_file(path, "model file");
   const Model model = load_urdf(path, floating ? BaseType::Floating : BaseType::Fixed);
   std::printf("model      %s (%s)\n", model.name.c_str(), path.c_str());
   std::printf("base       %s\n", floating ? "floating (free-flyer root_joint)" : "fixed");

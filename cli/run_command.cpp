@@ -1,11 +1,9 @@
 // `articula run SCENARIO.yaml`: loads a scenario file (library: scenario/scenario.hpp), runs it
 // with its logs, shows progress on a terminal and prints a summary: the final state, the events
 // with their energies, the run status, wall time and real-time factor, the log files.
-#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -17,6 +15,7 @@
 #include "articula/articula.hpp"
 #include "articula/scenario/scenario.hpp"
 #include "commands.hpp"
+#include "interrupt.hpp"
 
 namespace articula::cli {
 namespace {
@@ -26,40 +25,8 @@ struct RunOptions {
   std::string output, format, jump;
   std::optional<double> duration;
   bool quiet = false;
-  std::optional<bool> joint_limits;
-};
-
-// Ctrl-C (SIGINT) or SIGTERM during the run asks the simulator to stop before its next step:
-// the run ends with status `interrupted`, its logs are finished (CSV complete, HDF5 closed,
-// status file written) and the summary is printed. SA_RESETHAND: a second signal kills as usual.
-std::atomic<Simulator*> g_running{nullptr};
-
-extern "C" void request_stop_on_signal(int) {
-  if (Simulator* sim = g_running.load()) sim->request_stop();
-}
-
-class StopOnSignals {
- public:
-  explicit StopOnSignals(Simulator& sim) {
-    g_running.store(&sim);
-    struct sigaction action {};
-    action.sa_handler = request_stop_on_signal;
-    action.sa_flags = SA_RESETHAND;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, &old_int_);
-    sigaction(SIGTERM, &action, &old_term_);
-  }
-  StopOnSignals(const StopOnSignals&) = delete;
-  StopOnSignals& operator=(const StopOnSignals&) = delete;
-  ~StopOnSignals() {
-    sigaction(SIGINT, &old_int_, nullptr);
-    sigaction(SIGTERM, &old_term_, nullptr);
-    g_running.store(nullptr);
-  }
-
- private:
-  struct sigaction old_int_ {};
-  struct sigaction old_term_ {};
+  bool joint_limits = false;
+  const CLI::Option* joint_limits_flag = nullptr;  // given (either way) when its count() > 0
 };
 
 std::string fmt(const char* f, double x) {
@@ -152,7 +119,8 @@ int run(const RunOptions& o) {
   if (!o.output.empty()) overrides.out_dir = o.output;
   if (!o.format.empty()) overrides.format = parse_log_format(o.format);
   if (!o.jump.empty()) overrides.jump = o.jump == "consistent" ? JumpForm::Auto : parse_jump_form(o.jump);
-  overrides.joint_limits = o.joint_limits;
+  // Only a flag that was given overrides the file's `joint_limits`.
+  if (o.joint_limits_flag && o.joint_limits_flag->count() > 0) overrides.joint_limits = o.joint_limits;
   if (o.duration) {
     if (!(*o.duration > 0) || !std::isfinite(*o.duration)) {
       std::fprintf(stderr, "articula run: error: --duration must be > 0 s, got %g\n", *o.duration);
@@ -203,8 +171,9 @@ Command add_run_command(CLI::App& app) {
       ->check(CLI::IsMember({"consistent", "naive", "none", "full", "range", "projector", "minimal", "locks"}));
   sub->add_option("--duration", o->duration, "Simulated time [s] instead of the file's");
   sub->add_flag("-q,--quiet", o->quiet, "No progress bar; print only the status and the log files");
-  sub->add_flag("--joint-limits,!--no-joint-limits", o->joint_limits,
-                "Enforce the URDF joint position limits as exact stops (or not), whatever the file says");
+  o->joint_limits_flag =
+      sub->add_flag("--joint-limits,!--no-joint-limits", o->joint_limits,
+                    "Enforce the URDF joint position limits as exact stops (or not), whatever the file says");
   return [o] { return run(*o); };
 }
 

@@ -36,7 +36,10 @@ std::runtime_error file_error(const char* what, const std::string& path, int err
   return std::runtime_error(std::string("CSV log: cannot ") + what + " '" + path + "': " + std::strerror(err));
 }
 
-// Owns a file descriptor opened for writing (created or truncated).
+// Owns a file descriptor opened for writing (created or truncated). Every write() is of whole
+// lines, and the file only ever ends with a whole line: when a write fails part-way (disk full,
+// file size limit) the file is cut back to the last complete line of it (ftruncate) before the
+// error is thrown. size() and lines() are what the file holds.
 class File {
  public:
   File() = default;
@@ -49,24 +52,48 @@ class File {
     fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd_ < 0) throw file_error("open", path, errno);
     path_ = path;
+    size_ = 0;
+    lines_ = 0;
   }
-  // Writes all of `data`, retrying short writes and EINTR.
+  // Writes all of `data` (whole lines), retrying short writes and EINTR.
   void write(std::string_view data) {
-    while (!data.empty()) {
-      const ssize_t n = ::write(fd_, data.data(), data.size());
+    std::size_t done = 0;
+    while (done < data.size()) {
+      const ssize_t n = ::write(fd_, data.data() + done, data.size() - done);
       if (n < 0 && errno == EINTR) continue;
-      if (n < 0) throw file_error("write", path_, errno);
-      data.remove_prefix(static_cast<std::size_t>(n));
+      if (n <= 0) {
+        const int err = n < 0 ? errno : EIO;
+        keep_whole_lines(data.substr(0, done));
+        throw file_error("write", path_, err);
+      }
+      done += static_cast<std::size_t>(n);
     }
+    size_ += data.size();
+    lines_ += static_cast<long>(std::count(data.begin(), data.end(), '\n'));
   }
   void close() {
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;
   }
+  long lines() const { return lines_; }
 
  private:
+  // After a failed write of which `written` reached the file: keep its whole lines, cut the rest.
+  void keep_whole_lines(std::string_view written) {
+    const auto last = written.rfind('\n');
+    const std::size_t keep = last == std::string_view::npos ? 0 : last + 1;
+    lines_ += static_cast<long>(std::count(written.begin(), written.begin() + static_cast<long>(keep), '\n'));
+    size_ += keep;
+    if (keep < written.size()) {
+      // Best effort: a device such as /dev/full cannot be cut (and holds nothing).
+      if (::ftruncate(fd_, static_cast<off_t>(size_)) == 0) ::lseek(fd_, static_cast<off_t>(size_), SEEK_SET);
+    }
+  }
+
   int fd_ = -1;
   std::string path_;
+  std::size_t size_ = 0;
+  long lines_ = 0;
 };
 
 // Shortest text that reads back to the same double (at most 17 significant digits); NaN as `nan`.
@@ -185,13 +212,16 @@ class BlockWriter {
       head_ = (head_ + 1) % kQueuedBlocks;
       --queued_;
       writing_ = true;
+      const bool failed = error_ != nullptr;  // after a write error nothing more is written: no gap
       lock.unlock();
       changed_.notify_all();  // a slot is free
       std::exception_ptr error;
       try {
-        format();
-        file_.write(text_);
-        if (!event_line_.empty()) events_.write(event_line_);
+        if (!failed) {
+          format();
+          file_.write(text_);
+          if (!event_line_.empty()) events_.write(event_line_);
+        }
       } catch (...) {
         error = std::current_exception();
       }
@@ -267,8 +297,16 @@ class CsvLog final : public LogSink {
       if (i > 0) header += ',';
       append_field(header, columns[i]);
     }
-    main_.write(header + '\n');
-    events_.write("time,name,actions,kinetic_before,kinetic_after,potential,momentum_residual,constraint_residual\n");
+    try {
+      main_.write(header + '\n');
+      events_.write("time,name,actions,kinetic_before,kinetic_after,potential,momentum_residual,constraint_residual\n");
+    } catch (const std::exception& e) {
+      try {
+        write_status({.status = "error", .message = e.what()}, true);
+      } catch (...) {
+      }
+      throw;
+    }
     block_values_ = std::max<std::size_t>(1, kBlockValues / ncols_) * ncols_;
     block_.reserve(block_values_);
     writer_ = std::make_unique<BlockWriter>(main_, events_, ncols_, block_values_);
@@ -282,7 +320,6 @@ class CsvLog final : public LogSink {
       throw std::invalid_argument("CSV log '" + path_ + "': append: row of " + std::to_string(row.size()) +
                                   " values, expected " + std::to_string(ncols_));
     block_.insert(block_.end(), row.begin(), row.end());
-    ++rows_;
     if (t_index_ < ncols_) last_t_ = row[t_index_];
     if (block_.size() >= block_values_) {
       writer_->submit(block_);
@@ -316,14 +353,30 @@ class CsvLog final : public LogSink {
     timer_.restart();
   }
 
+  // A write error (now or earlier) makes the recorded status `error` with the error's text (the
+  // run's own message kept after it); the files keep their whole rows. The error is thrown
+  // after the status is written, unless the run already ended with status `error` (the same
+  // error, seen by append()/flush()).
   void finish(const LogStatus& status) override {
     require_open("finish");
-    flush();
+    std::string write_error;
+    try {
+      flush();
+    } catch (const std::exception& e) {
+      write_error = e.what();
+    }
     state_ = State::Finished;
     writer_.reset();
-    write_status(status, true);
+    LogStatus final_status = status;
+    if (!write_error.empty() && status.status != "error") {
+      final_status.status = "error";
+      final_status.message =
+          write_error + (status.message.empty() ? std::string() : " (the run: " + status.message + ")");
+    }
     main_.close();
     events_.close();
+    write_status(final_status, true);
+    if (!write_error.empty() && status.status != "error") throw std::runtime_error(write_error);
   }
 
   const std::string& path() const override { return path_; }
@@ -348,18 +401,41 @@ class CsvLog final : public LogSink {
     if (final) {
       text += "t_end: " + yaml_number(s.t_end) + "\n";
       text += "steps: " + std::to_string(s.steps) + "\n";
-      text += "rows: " + std::to_string(rows_) + "\n";
+      text += "rows: " + std::to_string(std::max(0L, main_.lines() - 1)) + "\n";  // whole rows in the file
     }
     const std::string tmp = status_path_ + ".tmp";
-    {
+    try {
       File file;
       file.open(tmp);
       file.write(text);
+    } catch (const std::exception& e) {
+      // No stray temporary file; the status is rewritten in place instead (its blocks exist
+      // already, so a full disk usually still takes it).
+      ::unlink(tmp.c_str());
+      if (!rewrite_in_place(status_path_, text))
+        throw std::runtime_error(std::string(e.what()) + "; the status file '" + status_path_ +
+                                 "' could not be rewritten in place either");
+      return;
     }
     // The old file is unlinked first: renaming over an existing file makes ext4 (auto_da_alloc)
     // write the new one to disk synchronously, which cost ~5 % of a short logged run.
     ::unlink(status_path_.c_str());
     if (std::rename(tmp.c_str(), status_path_.c_str()) != 0) throw file_error("replace", status_path_, errno);
+  }
+
+  static bool rewrite_in_place(const std::string& path, const std::string& text) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    // Overwritten first, then cut to length: the file's blocks are never given back in between.
+    bool ok = true;
+    for (std::size_t done = 0; ok && done < text.size();) {
+      const ssize_t n = ::pwrite(fd, text.data() + done, text.size() - done, static_cast<off_t>(done));
+      if (n < 0 && errno == EINTR) continue;
+      ok = n > 0;
+      if (ok) done += static_cast<std::size_t>(n);
+    }
+    ok = ok && ::ftruncate(fd, static_cast<off_t>(text.size())) == 0;
+    return ::close(fd) == 0 && ok;
   }
 
   std::string path_, events_path_, status_path_;
@@ -370,7 +446,6 @@ class CsvLog final : public LogSink {
   std::size_t block_values_ = 0;
   std::unique_ptr<BlockWriter> writer_;  // after main_: joined before the file closes
   std::size_t ncols_ = 0, t_index_ = static_cast<std::size_t>(-1);
-  long rows_ = 0;
   double last_t_ = 0.0;
 };
 

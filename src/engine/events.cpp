@@ -91,6 +91,9 @@ EventAction EventAction::set_command(std::string motor, double value) {
   return {Kind::SetCommand, std::move(motor), JumpForm::None, value};
 }
 EventAction EventAction::stop() { return {Kind::Stop, "", JumpForm::None, 0.0}; }
+EventAction EventAction::stop_signal(int category, double cat1_max_time) {
+  return {Kind::StopSignal, "", JumpForm::Auto, cat1_max_time, category};
+}
 
 std::string EventAction::describe() const {
   std::ostringstream s;
@@ -107,6 +110,17 @@ std::string EventAction::describe() const {
     case Kind::Stop:
       s << "stop";
       break;
+    case Kind::StopSignal:
+      s << "stop signal, category " << category;
+      if (category == 1 && std::isfinite(value)) s << " (max time " << value << " s)";
+      break;
+    case Kind::Brake: {
+      // Codes of Simulator::Impl::BrakeSwitch (brakes.cpp).
+      static const char* const what[] = {"engage", "stick (lock on)", "release (slips)", "overload reported",
+                                         "standstill (drive cut, brake armed)", "category-1 max time (drives cut)"};
+      s << target << ": " << (category >= 0 && category < 6 ? what[category] : "?");
+      break;
+    }
   }
   return s.str();
 }

@@ -148,31 +148,58 @@ class Hdf5Log final : public LogSink {
     flush();  // events are rare: write them, and the rows up to them, at once
   }
 
+  // Whole rows only: when a column cannot be written (disk full), every column is cut back to the
+  // rows written before, and nothing more is written (the error is rethrown by later calls).
   void flush() override {
     if (state_ != State::Open) return;
-    for (std::size_t i = 0; buffered_ > 0 && i < columns_.size(); ++i) {
-      append_to(columns_[i], H5T_NATIVE_DOUBLE, buffers_[i].data(), buffered_, rows_, names_[i]);
-      buffers_[i].clear();
+    if (!write_error_.empty()) throw std::runtime_error(write_error_);
+    try {
+      for (std::size_t i = 0; buffered_ > 0 && i < columns_.size(); ++i)
+        append_to(columns_[i], H5T_NATIVE_DOUBLE, buffers_[i].data(), buffered_, rows_, names_[i]);
+      for (auto& b : buffers_) b.clear();
+      rows_ += buffered_;
+      buffered_ = 0;
+      if (!events_.empty()) write_events();
+      check(H5Fflush(file_, H5F_SCOPE_GLOBAL), "flush file");
+    } catch (const std::exception& e) {
+      write_error_ = e.what();
+      for (std::size_t i = 0; i < columns_.size(); ++i) H5Dset_extent(columns_[i], &rows_);
+      H5Eclear2(H5E_DEFAULT);
+      throw;
     }
-    rows_ += buffered_;
-    buffered_ = 0;
-    if (!events_.empty()) write_events();
-    check(H5Fflush(file_, H5F_SCOPE_GLOBAL), "flush file");
     timer_.restart();
   }
 
+  // As the CSV sink: a write error makes the recorded status `error` with the error's text,
+  // and is thrown after the status is written unless the run already ended with `error`.
   void finish(const LogStatus& status) override {
     require_open("finish");
-    flush();
+    try {
+      flush();
+    } catch (const std::exception&) {
+    }
     state_ = State::Finished;
-    write_status(status);
+    LogStatus final_status = status;
+    const bool newly_failed = !write_error_.empty() && status.status != "error";
+    if (newly_failed) {
+      final_status.status = "error";
+      final_status.message =
+          write_error_ + (status.message.empty() ? std::string() : " (the run: " + status.message + ")");
+    }
+    try {
+      write_status(final_status);
+    } catch (const std::exception&) {
+      if (write_error_.empty()) throw;  // the disk was fine until now: report this one
+    }
     // Close everything, the file last, and report a failure to close it.
     columns_.clear();
     event_numbers_.clear();
     event_text_.clear();
     events_group_.reset();
     string_type_.reset();
-    check(H5Fclose(file_.release()), "close file");
+    const herr_t closed = H5Fclose(file_.release());
+    if (newly_failed) throw std::runtime_error(write_error_);
+    check(closed, "close file");
   }
 
   const std::string& path() const override { return path_; }
@@ -265,6 +292,7 @@ class Hdf5Log final : public LogSink {
   std::vector<std::vector<double>> buffers_;  // column-wise, kChunkRows reserved each
   std::vector<EventLogRow> events_;           // not yet written
   hsize_t buffered_ = 0, rows_ = 0, events_written_ = 0;
+  std::string write_error_;  // the first write error; nothing is written after it
   std::size_t t_index_ = static_cast<std::size_t>(-1);
   double last_t_ = 0.0;
 };

@@ -17,6 +17,7 @@ Simulator::Simulator(Robot& robot, SimulationOptions options) : robot_(robot), o
   const Model& model = robot_.model();
   impl_ = std::make_shared<Impl>(robot_);
   if (options_.joint_limits) impl_->add_limit_stops(*this);
+  impl_->add_brakes(*this);
   q_ = neutral(model);
   v_ = VectorX::Zero(model.nv);
   vdot_ = VectorX::Zero(model.nv);
@@ -78,6 +79,10 @@ void Simulator::add_event(Event event) {
   if (event.actions.empty()) throw std::invalid_argument(what + "has no action");
   for (const EventAction& a : event.actions) {
     if (a.kind == EventAction::Kind::Enable || a.kind == EventAction::Kind::Disable) {
+      for (const Brake& b : robot_.brakes())
+        if (b.name == a.target && !impl_->registering)
+          throw std::invalid_argument(what + "constraint '" + a.target + "' is the lock of brake '" + b.name +
+                                      "': the brake switches it (use stop_signal)");
       if (!robot_.constraints().contains(a.target)) {
         std::string names;
         for (const auto& n : robot_.constraints().names()) names += (names.empty() ? "" : ", ") + n;
@@ -91,6 +96,19 @@ void Simulator::add_event(Event event) {
         throw std::invalid_argument(what + e.what());
       }
       if (!std::isfinite(a.value)) throw std::invalid_argument(what + "command value is not finite");
+    } else if (a.kind == EventAction::Kind::StopSignal) {
+      if (a.category != 0 && a.category != 1)
+        throw std::invalid_argument(what + "stop_signal category must be 0 or 1, got " + std::to_string(a.category));
+      if (!(a.value >= 0)) throw std::invalid_argument(what + "stop_signal max_time must be ≥ 0 s (inf for none)");
+      if (robot_.brakes().empty())
+        throw std::invalid_argument(what + "stop_signal needs brakes: the robot has none (Robot::add_brake)");
+      if (a.category == 1)
+        for (const Motor& m : robot_.motors())
+          if (!std::isfinite(m.effort_limit))
+            throw std::invalid_argument(what + "a category-1 stop decelerates at the motors' effort limits; motor '" +
+                                        m.name + "' has none");
+    } else if (a.kind == EventAction::Kind::Brake && !impl_->registering) {
+      throw std::invalid_argument(what + "brake switches are the simulator's own events (use stop_signal)");
     }
   }
   impl_->events.push_back({std::move(event)});
@@ -140,8 +158,9 @@ RunResult Simulator::run(double duration) {
     throw std::invalid_argument("Simulator::run: duration must be > 0, got " + std::to_string(duration));
   if (u_.size() != static_cast<Eigen::Index>(robot_.motors().size()) ||
       f_contact_.size() != 3 * static_cast<Eigen::Index>(robot_.contacts().size()) ||
-      sensors_.size() != static_cast<Eigen::Index>(sensor_channels().size()))
-    throw std::logic_error("Simulator::run: motors, sensors or contacts changed after the simulator was made");
+      sensors_.size() != static_cast<Eigen::Index>(sensor_channels().size()) ||
+      impl_->brake_run.size() != robot_.brakes().size())
+    throw std::logic_error("Simulator::run: motors, sensors, contacts or brakes changed after the simulator was made");
   return impl_->run(*this, duration);
 }
 

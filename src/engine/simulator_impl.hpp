@@ -3,6 +3,7 @@
 // controller clock and the log sinks.
 #include <atomic>
 #include <chrono>
+#include <limits>
 
 #include "articula/constraints/frame_constraint.hpp"
 #include "articula/engine/simulator.hpp"
@@ -74,7 +75,79 @@ struct Simulator::Impl {
   // Stops the joint is leaving (released, bounced): their guards start just inside the limit,
   // so that a return within the next step is caught even from q a round-off past the stop.
   void arm_leaving(const std::vector<std::string>& names);
+  // The run loop in named stages (simulator_run.cpp; docs/engine.md "A run").
+  struct RunState {
+    RunResult result;
+    double duration = 0.0, t_end = 0.0, eps = 0.0;
+    bool recording = false;         // a log or record_samples
+    bool sensors_need_rhs = false;  // IMU / effort / force sensors need an evaluation
+    bool stop = false;              // an event's stop action
+    RunStatus status = RunStatus::Completed;
+    std::string message;
+    std::chrono::steady_clock::time_point wall0, last_progress;
+  };
+  RunState run_state;
   RunResult run(Simulator& sim, double duration);
+  // Per-run tables, brakes and logs; false (run_state.result set) when a log cannot start.
+  bool begin_run(Simulator& sim, double duration);
+  bool at_instant(Simulator& sim, std::vector<int> firing, bool force_log);
+  bool hold_or_let_go(Simulator& sim);
+  bool advance(Simulator& sim);
+  RunResult finish_run(Simulator& sim);
+  // Helpers of the stages: an evaluation at the current instant (v̇, sensors, brake outputs),
+  // the time events due at t, the finite / max_speed check, and the run's failure.
+  bool evaluate_at_instant(Simulator& sim);
+  std::vector<int> due_time_events(double t) const;
+  bool state_is_sane(Simulator& sim);
+  void fail(Simulator& sim, RunStatus status, const std::string& what);
+  RunStatus failure_status(const Simulator& sim) const;
+
+  // Brakes (brakes.cpp, docs/brakes.md): one JointLock per brake (named as the brake), the
+  // drives' stop modes, and the guard events of the switches.
+  enum BrakeSwitch { Engage, Stick, Release, Overload, Standstill, Deadline };
+  struct BrakeRun {
+    BrakeState state = BrakeState::Released;
+    double sign = 0.0;  // Slipping: sign of q̇ over the segment (the slip torque is −torque·sign)
+    double t_engage = std::numeric_limits<double>::infinity();
+    int iq = 0, iv = 0, motor = -1;
+    int column = -1;          // index of the lock in constraint_names (resolved per run)
+    bool overloaded = false;  // pin: the overload was reported
+  };
+  enum class Drive { On, Cut, Decelerate };
+  std::vector<BrakeRun> brake_run;
+  std::vector<Drive> drive;        // per motor
+  std::vector<double> drive_sign;  // Decelerate: sign of q̇ (command −effort_limit·sign)
+  double cat1_deadline = std::numeric_limits<double>::infinity();
+  bool registering = false;   // add_event accepts Kind::Brake actions (the simulator's own events)
+  bool lambda_valid = false;  // brake_lambda cache at (lambda_q, lambda_v)
+  VectorX lambda_q, lambda_v, lambda_vdot, lambda_all;
+  void add_brakes(Simulator& sim);
+  bool brake_locked(const BrakeRun& b) const {
+    return b.column >= 0 && constraint_rows[static_cast<std::size_t>(b.column)] >= 0;
+  }
+  // The lock multiplier of brake k at (q, v) (an evaluation of its own, cached per state).
+  double brake_lambda(Simulator& sim, std::size_t k, VectorRef q, VectorRef v);
+  void start_brakes();
+  // The next brake time after t (an engagement, the category-1 deadline): steps land on it.
+  double next_brake_time(double t) const;
+  // Work of the slip torques over the last step (q0 → q): exact for a fixed slip direction.
+  void accumulate_brake_energy(Simulator& sim);
+  // At an instant: the stop signals and brake switches of the firing events; the locks to
+  // switch on are added to `enables`.
+  void brake_actions(Simulator& sim, const std::vector<int>& firing, std::vector<std::string>& enables);
+  // Before a jump: the stuck friction brakes leave the active set (they carry no impulse);
+  // returns them, their locks taken out of `enables` and disabled.
+  std::vector<std::size_t> brakes_slip_through(std::vector<std::string>& enables);
+  // After the jump: re-stick those at rest (returned as locks to enable), the others slip.
+  std::vector<std::string> brakes_after_jump(Simulator& sim, const std::vector<std::size_t>& through,
+                                             EventRecord& record);
+  // The Carnot loss of a jump, shared out to the brake locks by their impulse.
+  void brake_jump_energy(Simulator& sim, const JumpResult& jump, VectorRef v_minus, VectorRef v_plus);
+  Simulator* owner = nullptr;  // the simulator of the current run (for the brakes' guards)
+  // After an instant: stuck brakes whose hold is exceeded already (at a stick) slip; true if any.
+  bool release_brakes(Simulator& sim, RunResult& result);
+  // Simulator::brake_states / brake_torques from the current evaluation.
+  void update_brake_outputs(Simulator& sim);
 
   Robot& robot;
   std::shared_ptr<const Model> model;

@@ -41,6 +41,7 @@ bool Simulator::Impl::call_controller(Simulator& sim) {
     failure_message = std::string("the controller threw: ") + e.what();
   }
   if (!ok) failure = Failure::Controller;
+  lambda_valid = false;
   return ok;
 }
 
@@ -70,10 +71,18 @@ bool Simulator::Impl::rhs(Simulator& sim, VectorRef q, VectorRef v, Eigen::Ref<V
   const auto& motors = robot.motors();
   for (std::size_t k = 0; k < motors.size(); ++k) {
     const Motor& motor = motors[k];
-    const double e = motor.effort(sim.u_[static_cast<Eigen::Index>(k)], v[motor.dof]);
+    // After a stop signal (brakes.cpp): a cut drive applies no command, a decelerating one
+    // its effort limit against the motion; the motor's own friction stays.
+    double u = sim.u_[static_cast<Eigen::Index>(k)];
+    if (drive[k] == Drive::Cut) u = 0.0;
+    if (drive[k] == Drive::Decelerate) u = -drive_sign[k] * motor.effort_limit;
+    const double e = motor.effort(u, v[motor.dof]);
     sim.tau_motor_[static_cast<Eigen::Index>(k)] = e;
     tau[motor.dof] += e;
   }
+  // Slipping friction brakes: −torque·s, s = sign(q̇) fixed over the segment (brakes.cpp).
+  for (std::size_t k = 0; k < brake_run.size(); ++k)
+    if (brake_run[k].state == BrakeState::Slipping) tau[brake_run[k].iv] -= robot.brakes()[k].torque * brake_run[k].sign;
   const std::span<const Force> fe = with_contacts ? std::span<const Force>(f_ext) : std::span<const Force>();
   if (!constrained && generated.aba && !with_contacts) {
     generated.aba(q.data(), v.data(), tau.data(), data.ddq.data());
@@ -185,6 +194,7 @@ void Simulator::Impl::refresh_active(Simulator& sim) {
     generated_match = match;
     if (!match) generated_frames.clear();
   }
+  lambda_valid = false;
   constraint_rows.assign(constraint_names.size(), -1);
   for (std::size_t i = 0; i < constraint_names.size(); ++i)
     if (set.is_enabled(constraint_names[i])) constraint_rows[i] = set.row_offset(constraint_names[i]);
@@ -293,6 +303,8 @@ std::vector<std::string> Simulator::Impl::columns(const Simulator& sim) const {
   for (const ElasticContact& c : robot.contacts())
     for (const char* axis : {".fx", ".fy", ".fz"}) out.push_back("contact." + c.name + axis);
   for (const char* e : {"energy.kinetic", "energy.potential", "energy.total"}) out.emplace_back(e);
+  for (const Brake& b : robot.brakes())
+    for (const char* e : {".state", ".torque", ".energy"}) out.push_back("brake." + b.name + e);
   return out;
 }
 
@@ -326,6 +338,11 @@ void Simulator::Impl::fill_row(Simulator& sim, double kinetic, double potential)
   row[c++] = kinetic;
   row[c++] = potential;
   row[c++] = kinetic + potential;
+  for (std::size_t k = 0; k < brake_run.size(); ++k) {
+    row[c++] = state_code(sim.brake_states_[k]);
+    row[c++] = sim.brake_torques_[static_cast<Eigen::Index>(k)];
+    row[c++] = sim.brake_energy_[static_cast<Eigen::Index>(k)];
+  }
 }
 
 void Simulator::Impl::log_sample(Simulator& sim, RunResult& result) {

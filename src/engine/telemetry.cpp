@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <stdexcept>
 #include <unordered_set>
 
@@ -22,6 +24,27 @@ LogFormat parse_log_format(const std::string& text) {
 std::unique_ptr<LogSink> make_log(LogFormat format, const std::string& stem, double flush_period) {
   if (format == LogFormat::Csv) return make_csv_log(stem + ".csv", flush_period);
   return make_hdf5_log(stem + ".h5", flush_period);
+}
+
+void check_log_target(LogFormat format, const std::string& stem) {
+  const std::vector<std::string> files =
+      format == LogFormat::Csv ? std::vector<std::string>{stem + ".csv", stem + ".events.csv", stem + ".status.yaml"}
+                               : std::vector<std::string>{stem + ".h5"};
+  auto fail = [](const std::string& path, const std::string& why) {
+    throw std::runtime_error("cannot write the log '" + path + "': " + why);
+  };
+  const auto slash = stem.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : stem.substr(0, slash);
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) fail(files.front(), "its folder '" + dir + "': " + std::strerror(errno));
+  if (!S_ISDIR(st.st_mode)) fail(files.front(), "'" + dir + "' is not a folder");
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    fail(files.front(), "its folder '" + dir + "' is not writable (" + std::strerror(errno) + ")");
+  for (const std::string& f : files) {
+    if (::stat(f.c_str(), &st) != 0) continue;  // created by the log
+    if (S_ISDIR(st.st_mode)) fail(f, "a folder is in its place");
+    if (::access(f.c_str(), W_OK) != 0) fail(f, std::string("not writable (") + std::strerror(errno) + ")");
+  }
 }
 
 void check_log_columns(const std::vector<std::string>& columns, const char* function) {

@@ -217,11 +217,15 @@ Guard read_guard(const Build& b, const Node& when, int& direction) {
 }
 
 EventAction read_action(const Build& b, const Node& n) {
-  if (!n.is_map()) n.expected("a map with one of enable, disable, set, stop");
+  if (!n.is_map()) n.expected("a map with one of enable, disable, set, stop, stop_signal");
   const Robot& robot = *b.scenario.robot;
   int kinds = 0;
-  for (const char* k : {"enable", "disable", "set", "stop"}) kinds += n.has(k);
-  if (kinds != 1) n.fail("an action has exactly one of enable, disable, set, stop");
+  for (const char* k : {"enable", "disable", "set", "stop", "stop_signal"}) kinds += n.has(k);
+  if (kinds != 1) n.fail("an action has exactly one of enable, disable, set, stop, stop_signal");
+  if (const Node s = n.get("stop_signal"); s.defined()) {
+    n.check_map({"stop_signal"});
+    return read_stop_signal(s);
+  }
   auto constraint = [&](const Node& c) {
     const std::string name = c.text();
     if (!robot.constraints().contains(name))
@@ -292,7 +296,7 @@ void read_events(Build& b) {
     if (at.defined()) e.time = at.non_negative();
     if (when.defined()) e.guard = read_guard(b, when, e.direction);
     e.repeat = item.get("repeat").boolean_or(false);
-    const Node actions = item.need("actions", "a list of actions (enable, disable, set, stop)");
+    const Node actions = item.need("actions", "a list of actions (enable, disable, set, stop, stop_signal)");
     for (const Node& a : actions.items()) e.actions.push_back(read_action(b, a));
     if (e.actions.empty()) actions.fail("an event needs at least one action");
     item.rethrow([&] { b.scenario.simulator->add_event(std::move(e)); });

@@ -272,8 +272,10 @@ void read_model(Build& b) {
   fs::path path = urdf.text();
   if (path.is_relative() && !b.base_dir.empty()) path = fs::path(b.base_dir) / path;
   path = path.lexically_normal();
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) urdf.fail("model file not found: " + path.string());
+  if (const std::string problem = input_file_problem(path.string()); problem == "not found")
+    urdf.fail("model file not found: " + path.string());
+  else if (!problem.empty())
+    urdf.fail("cannot read the model file " + path.string() + " (" + problem + ")");
   b.scenario.model_file = path.string();
   b.scenario.robot = urdf.rethrow([&] {
     return std::make_unique<Robot>(load_urdf(path.string(), floating ? BaseType::Floating : BaseType::Fixed));

@@ -2,6 +2,11 @@
 // section (sections.hpp), and running a loaded scenario with its logs. docs/scenarios.md.
 #include "articula/scenario/scenario.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -13,16 +18,31 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string error_text(const std::string& file, int line, int column, const std::string& key, const std::string& what) {
+  // The file name and the key path come from the user: printed with control characters escaped.
   std::ostringstream s;
-  s << file;
+  s << scenario_detail::printable(file);
   if (line > 0) s << ':' << line << ':' << column;
   s << ": ";
-  if (!key.empty()) s << "key '" << key << "': ";
+  if (!key.empty()) s << "key '" << scenario_detail::printable(key) << "': ";
   s << what;
   return s.str();
 }
 
 }  // namespace
+
+std::string input_file_problem(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    return errno == ENOENT || errno == ENOTDIR ? "not found" : std::string("cannot be read: ") + std::strerror(errno);
+  if (S_ISDIR(st.st_mode)) return "a directory, not a file";
+  if (S_ISFIFO(st.st_mode)) return "a FIFO (named pipe), not a regular file";
+  if (S_ISCHR(st.st_mode)) return "a character device (such as /dev/zero), not a regular file";
+  if (S_ISBLK(st.st_mode)) return "a block device, not a regular file";
+  if (S_ISSOCK(st.st_mode)) return "a socket, not a regular file";
+  if (!S_ISREG(st.st_mode)) return "not a regular file";
+  if (::access(path.c_str(), R_OK) != 0) return std::string("not readable: ") + std::strerror(errno);
+  return {};
+}
 
 ScenarioError::ScenarioError(std::string file, int line, int column, std::string key, const std::string& what)
     : std::runtime_error(error_text(file, line, column, key, what)),
@@ -36,7 +56,15 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
   using scenario_detail::Node;
   YAML::Node doc;
   try {
-    doc = YAML::Load(yaml_text);
+    // Every document is read, so that a second one (after `---`) is an error, not ignored.
+    const std::vector<YAML::Node> docs = YAML::LoadAll(yaml_text);
+    if (docs.size() > 1) {
+      const YAML::Mark m = docs[1].Mark();
+      throw ScenarioError(source_name, m.is_null() ? 0 : m.line + 1, m.is_null() ? 0 : m.column + 1, "",
+                          "a second YAML document (after '---'): a scenario file holds one document; "
+                          "remove the '---' line and what follows, or merge it into the first document");
+    }
+    if (!docs.empty()) doc = docs.front();
   } catch (const YAML::Exception& e) {
     // yaml-cpp marks are 0-based.
     throw ScenarioError(source_name, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1,
@@ -51,18 +79,26 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
                            scenario_detail::ControllerType::None};
   try {
     b.root.check_map({"name", "description", "model", "gravity", "initial", "motors", "sensors", "contacts",
-                      "constraints", "controller", "integrator", "solver", "joint_limits", "duration", "events",
+                      "constraints", "brakes", "controller", "integrator", "solver", "joint_limits", "duration", "events",
                       "output"});
     Scenario& s = b.scenario;
     s.file = source_name;
     s.name = b.root.has("name") ? b.root.get("name").text() : fs::path(source_name).stem().string();
+    // The file's stem names the output folder and the summary when `name` is absent: it must be
+    // printable text too (no terminal escape in a folder name or on the screen).
+    if (!b.root.has("name"))
+      if (const std::string bad = scenario_detail::text_problem(s.name, false); !bad.empty())
+        throw ScenarioError(source_name, 0, 0, "",
+                            "the file name '" + scenario_detail::printable(s.name) + "' is not printable UTF-8 text (" +
+                                bad + "): give the scenario a `name`");
     // The name is the default output folder articula_out/<name>: one plain folder name.
     if (b.root.has("name") &&
         (s.name.empty() || s.name == "." || s.name == ".." || s.name.find_first_of("/\\") != std::string::npos))
       b.root.get("name").fail("expected a plain name (it names the output folder): no '/', '\\', '.' or '..'");
-    if (const Node d = b.root.get("description"); d.defined()) s.description = d.text();
+    if (const Node d = b.root.get("description"); d.defined()) s.description = d.long_text();
     scenario_detail::read_model(b);
     scenario_detail::read_hardware(b);
+    scenario_detail::read_brakes(b);
     scenario_detail::read_initial(b);
     scenario_detail::read_run_settings(b);
     scenario_detail::read_outputs(b);
@@ -79,14 +115,8 @@ Scenario parse_scenario(const std::string& yaml_text, const std::string& source_
 }
 
 Scenario load_scenario(const std::string& path, const ScenarioOverrides& overrides) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec))
-    throw ScenarioError(path, 0, 0, "",
-                        std::string("cannot read the scenario file (") +
-                            (!fs::exists(path, ec)        ? "not found"
-                             : fs::is_directory(path, ec) ? "a directory, not a file"
-                                                          : "not a regular file") +
-                            ")");
+  if (const std::string problem = input_file_problem(path); !problem.empty())
+    throw ScenarioError(path, 0, 0, "", "cannot read the scenario file (" + problem + ")");
   std::ifstream in(path, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();
@@ -108,8 +138,9 @@ RunResult run_scenario(Scenario& scenario, std::function<void(double, double)> p
     std::error_code ec;
     if (!dir.empty()) fs::create_directories(dir, ec);
     if (ec) throw std::runtime_error("cannot create the output folder '" + dir.string() + "': " + ec.message());
-    scenario.simulator->add_log(make_log(o.format, o.path));
+    check_log_target(o.format, o.path);
   }
+  for (const ScenarioOutput& o : scenario.outputs) scenario.simulator->add_log(make_log(o.format, o.path));
   if (progress) scenario.simulator->set_progress(std::move(progress));
   return scenario.simulator->run(scenario.duration);
 }

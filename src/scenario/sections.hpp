@@ -3,6 +3,7 @@
 // order parse_scenario() calls them (scenario.cpp):
 //   model_section.cpp     model, gravity, motors, contacts, constraints, sensors, initial
 //   run_section.cpp       integrator, solver, output, duration
+//   brakes_section.cpp    brakes (after the hardware), the stop_signal action
 //   control_section.cpp   controller, events (need the Simulator)
 #include <string>
 
@@ -29,6 +30,9 @@ void read_initial(Build& b);
 // run_section.cpp
 void read_run_settings(Build& b);  // integrator, solver, duration
 void read_outputs(Build& b);
+// brakes_section.cpp
+void read_brakes(Build& b);  // the brakes: list (after the motors: motor_torque needs them)
+EventAction read_stop_signal(const Node& n);  // the stop_signal event action
 // control_section.cpp
 void read_controller(Build& b);
 void read_events(Build& b);

@@ -2,6 +2,7 @@
 #include "scenario/yaml_node.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <set>
 
@@ -28,7 +29,72 @@ bool parse_number(const std::string& text, double& out) {
   return end == text.c_str() + text.size();
 }
 
+// The length of the UTF-8 sequence starting at s[i] (1 … 4), or 0 when it is not valid UTF-8
+// (RFC 3629 §4: no overlong forms, no surrogates, nothing above U+10FFFF).
+std::size_t utf8_length(const std::string& s, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0u; };
+  const unsigned c = byte(i);
+  const auto cont = [&](std::size_t k) { return (byte(k) & 0xC0u) == 0x80u; };
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) return cont(i + 1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    const unsigned c1 = byte(i + 1);
+    if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 > 0x9F)) return 0;
+    return cont(i + 1) && cont(i + 2) ? 3 : 0;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    const unsigned c1 = byte(i + 1);
+    if ((c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 > 0x8F)) return 0;
+    return cont(i + 1) && cont(i + 2) && cont(i + 3) ? 4 : 0;
+  }
+  return 0;
+}
+
 }  // namespace
+
+std::string printable(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = utf8_length(text, i);
+    const auto c = static_cast<unsigned char>(text[i]);
+    // C0 controls, DEL and the C1 controls U+0080 … U+009F (UTF-8 C2 80 … C2 9F) are escaped.
+    const bool control =
+        n == 1 ? (c < 0x20 || c == 0x7f) : n == 2 && c == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0;
+    if (n == 0 || control) {
+      for (std::size_t k = 0; k < (n == 0 ? 1 : n); ++k) {
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned char>(text[i + k]));
+        out += hex;
+      }
+      i += n == 0 ? 1 : n;
+    } else {
+      out.append(text, i, n);
+      i += n;
+    }
+  }
+  return out;
+}
+
+std::string text_problem(const std::string& text, bool allow_line_breaks) {
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = utf8_length(text, i);
+    const auto c = static_cast<unsigned char>(text[i]);
+    char at[64];
+    if (n == 0) {
+      std::snprintf(at, sizeof at, "invalid UTF-8 (byte 0x%02x at offset %zu)", c, i);
+      return at;
+    }
+    const bool c1 = n == 2 && c == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0;
+    const bool allowed = c == '\t' || (allow_line_breaks && c == '\n');
+    if ((n == 1 && (c < 0x20 || c == 0x7f) && !allowed) || c1) {
+      const unsigned code = c1 ? static_cast<unsigned char>(text[i + 1]) : c;
+      std::snprintf(at, sizeof at, "a control character (U+%04X at offset %zu)", code, i);
+      return std::string(at) + (code == 0 ? ", a NUL byte" : code == 0x1b || code == 0x9b ? ", a terminal escape" : "");
+    }
+    i += n;
+  }
+  return {};
+}
 
 std::string join(const std::vector<std::string>& names) {
   std::string out;
@@ -79,6 +145,9 @@ std::string Node::describe() const {
     return node_.size() == 1 ? "a list of 1 item" : "a list of " + std::to_string(node_.size()) + " items";
   std::string s = node_.Scalar();
   if (s.size() > 40) s = s.substr(0, 37) + "...";
+  s = printable(s);  // control characters, terminal escapes and invalid bytes as \xNN
+  if (node_.Tag() == "!") return "the quoted text '" + s + "'";
+  if (node_.Tag() != "?" && !node_.Tag().empty()) return "'" + s + "' tagged " + printable(node_.Tag());
   return "'" + s + "'";
 }
 
@@ -124,6 +193,8 @@ std::vector<Node::Entry> Node::entries() const {
     const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : "";
     Node key_node = child(kv.first, kv.first, path_join(path_, key));
     if (!kv.first.IsScalar() || key.empty()) key_node.fail("a key must be a name, got " + key_node.describe());
+    if (const std::string bad = text_problem(key, false); !bad.empty())
+      key_node.fail("a name must be printable UTF-8 text, got " + key_node.describe() + ": " + bad);
     if (!seen.insert(key).second) key_node.fail("given twice");
     out.push_back({key, key_node, child(kv.second, kv.first, path_join(path_, key))});
   }
@@ -142,14 +213,26 @@ std::vector<Node> Node::items() const {
   return out;
 }
 
-std::string Node::text() const {
+std::string Node::text() const { return checked_text(false); }
+
+std::string Node::checked_text(bool allow_line_breaks) const {
   if (!is_scalar() || node_.Scalar().empty()) expected("a name or text");
+  if (const std::string bad = text_problem(node_.Scalar(), allow_line_breaks); !bad.empty())
+    fail("expected printable UTF-8 text, got " + describe() + ": " + bad);
   return node_.Scalar();
+}
+
+bool Node::plain_number(double& x) const {
+  if (!is_scalar() || !parse_number(node_.Scalar(), x)) return false;
+  // A number is a plain scalar: '1.5', "1.5" and !!str 1.5 are text in YAML (a quoted number
+  // is usually a mistake, e.g. a value meant to be a name), !!float 1.5 is not needed.
+  if (node_.Tag() != "?") fail("expected a number written plain (no quotes, no tag), got " + describe());
+  return true;
 }
 
 double Node::number_or_inf() const {
   double x = 0.0;
-  if (!is_scalar() || !parse_number(node_.Scalar(), x) || std::isnan(x)) expected("a number");
+  if (!plain_number(x) || std::isnan(x)) expected("a number");
   return x;
 }
 
@@ -161,18 +244,18 @@ double Node::number() const {
 
 double Node::positive() const {
   double x = 0.0;
-  if (!is_scalar() || !parse_number(node_.Scalar(), x) || !(x > 0) || !std::isfinite(x)) expected("a number > 0");
+  if (!plain_number(x) || !(x > 0) || !std::isfinite(x)) expected("a number > 0");
   return x;
 }
 
 double Node::non_negative() const {
   double x = 0.0;
-  if (!is_scalar() || !parse_number(node_.Scalar(), x) || !(x >= 0) || !std::isfinite(x)) expected("a number >= 0");
+  if (!plain_number(x) || !(x >= 0) || !std::isfinite(x)) expected("a number >= 0");
   return x;
 }
 
 bool Node::boolean() const {
-  if (is_scalar()) {
+  if (is_scalar() && node_.Tag() == "?") {
     const std::string& s = node_.Scalar();
     if (s == "true" || s == "True" || s == "TRUE" || s == "yes" || s == "on") return true;
     if (s == "false" || s == "False" || s == "FALSE" || s == "no" || s == "off") return false;

@@ -67,8 +67,13 @@ class Node {
   /// Items of a list (checks for a list first); an absent node gives no item.
   std::vector<Node> items() const;
 
-  // Scalars. Each checks the type and fails with "expected …, got …".
-  std::string text() const;      ///< a non-empty string
+  // Scalars. Each checks the type and fails with "expected …, got …". A number (or true /
+  // false) must be a plain scalar: quoted or tagged ('1', "1", !!str 1) is refused.
+  /// A non-empty string of valid UTF-8 without control characters (NUL, ESC, …; a tab is
+  /// allowed): names, file stems, paths. The message names the bad byte.
+  std::string text() const;
+  /// Same, line breaks allowed (descriptions).
+  std::string long_text() const { return checked_text(true); }
   double number() const;         ///< a finite number
   double number_or_inf() const;  ///< a number, `.inf` / `inf` allowed
   double positive() const;       ///< > 0, finite
@@ -89,6 +94,8 @@ class Node {
   std::string describe() const;
 
  private:
+  std::string checked_text(bool allow_line_breaks) const;
+  bool plain_number(double& x) const;  ///< false if not a number; fails if quoted or tagged
   Node(std::shared_ptr<const std::string> file, YAML::Node node, std::string path, int line, int column, bool defined);
   Node child(const YAML::Node& value, const YAML::Node& key, std::string path) const;
   std::shared_ptr<const std::string> file_;
@@ -103,6 +110,13 @@ struct Node::Entry {
   Node key_node;  ///< the key itself (errors about the name point here)
   Node value;
 };
+
+/// The text with control characters (C0, DEL, C1: terminal escapes) and invalid UTF-8 bytes
+/// written as \xNN, safe to print on a terminal.
+std::string printable(const std::string& text);
+/// What makes `text` unfit as a name or description: invalid UTF-8, a NUL byte, a control
+/// character (line breaks allowed if asked; a tab always); empty when it is fine.
+std::string text_problem(const std::string& text, bool allow_line_breaks);
 
 /// "a, b, c" ("(none)" when empty).
 std::string join(const std::vector<std::string>& names);

@@ -215,5 +215,32 @@ TEST(NoAllocation, SimulationStepsThroughGeneratedKernels) {
   EXPECT_LE(long_run, short_run) << "allocations grow with the number of steps";
 }
 
+// The RX130 stand-in after a stop signal: joint_1's friction brake slipping, joint_3's stuck
+// (its release guard evaluates the lock's multiplier every step): no allocation per step.
+long allocations_of_braked_run(double duration) {
+  Robot robot = Robot::from_urdf(test::model_path("rx130_standin"));
+  robot.add_brake({.name = "b1", .joint = "joint_1", .torque = 5.0});
+  robot.add_brake({.name = "b3", .joint = "joint_3", .torque = 100.0, .static_torque = 1e5});
+  Simulator sim(robot);
+  VectorX v = VectorX::Zero(6);
+  v[0] = 1.2;
+  v[4] = -1.0;
+  sim.set_state(neutral(robot.model()), v);
+  sim.add_event({"estop", 0.0, {}, 0, false, {EventAction::stop_signal()}});
+  test::CountAllocations counter;
+  const RunResult r = sim.run(duration);
+  const long n = counter.count();
+  EXPECT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(sim.brake_states()[0], BrakeState::Slipping);
+  EXPECT_EQ(sim.brake_states()[1], BrakeState::Stuck);
+  return n;
+}
+
+TEST(NoAllocation, SimulationStepsWithSlippingAndStuckBrakes) {
+  const long short_run = allocations_of_braked_run(0.02);
+  const long long_run = allocations_of_braked_run(0.1);
+  EXPECT_LE(long_run, short_run) << "allocations grow with the number of steps";
+}
+
 }  // namespace
 }  // namespace articula

@@ -423,6 +423,37 @@ TEST_F(TelemetryHdf5, AFullDiskIsAnErrorAndTheProcessStillExitsCleanly) {
   EXPECT_EQ(code, 0) << "1: no error seen, 2: unexpected message, -1: did not exit normally (crash at exit)";
 }
 
+// After a write error every root dataset keeps the same length (whole rows) and, when HDF5 can
+// still write the attributes, the status says `error` with the reason.
+TEST_F(TelemetryHdf5, AWriteErrorLeavesWholeRowsAndStatusError) {
+  const std::string path = file("limited_rows.h5");
+  const int code = test::exit_code_with_file_size_limit(40000, [&]() -> int {
+    auto log = make_hdf5_log(path, 1e9);
+    log->begin({"t", "x", "y"});
+    try {
+      for (int i = 0; i < 100000; ++i) log->append(std::vector<double>{1.0 * i, 0.5, -0.25});
+    } catch (const std::runtime_error&) {
+    }
+    try {
+      log->finish({"completed", "reached t_end", 1.0, 100000});
+    } catch (const std::runtime_error& e) {
+      std::exit(std::string(e.what()).find("File too large") != std::string::npos ? 0 : 2);
+    }
+    std::exit(1);
+  });
+  ASSERT_EQ(code, 0) << "1: finish() did not throw, 2: unexpected message";
+  const Id h5{H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose};
+  if (h5.id < 0) GTEST_SKIP() << "HDF5 left the file unreadable (no journal without SWMR; docs/telemetry.md)";
+  const std::size_t rows = read_doubles(h5, "t").size();
+  EXPECT_EQ(read_doubles(h5, "x").size(), rows);
+  EXPECT_EQ(read_doubles(h5, "y").size(), rows);
+  const std::string status = read_string_attribute(h5, "status");
+  EXPECT_TRUE(status == "error" || status == "running") << status;
+  if (status == "error") {
+    EXPECT_NE(read_string_attribute(h5, "message").find("File too large"), std::string::npos);
+  }
+}
+
 TEST_F(TelemetryHdf5, RoundTripIsBitExact) {
   const std::vector<std::string> columns = {"t", "q.joint_1", "lambda.brake_1.0"};
   const auto rows = tricky_rows(2500, columns.size());  // more than two chunks of 1024 rows

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "articula/constraints/constraint_set.hpp"
+#include "articula/engine/brake.hpp"
 #include "articula/model/model.hpp"
 #include "articula/spatial/motion.hpp"
 
@@ -124,6 +125,17 @@ class Robot {
   int contact_index(const std::string& name) const;
   const std::vector<ElasticContact>& contacts() const { return contacts_; }
 
+  /// Brakes (brake.hpp, docs/brakes.md). Throws std::invalid_argument naming the brake: an
+  /// empty or duplicate name, an unknown joint (valid names listed) or one that is not 1-dof, a
+  /// second brake on one joint, a negative / non-finite delay, torque ≤ 0 (or motor_torque
+  /// without a motor on the joint), static_torque < torque. Fills dof, torque (from
+  /// motor_torque · gear_ratio) and static_torque (0 → torque). A Simulator sees the brakes the
+  /// robot has when it is made.
+  const Brake& add_brake(Brake brake);
+  void remove_brake(const std::string& name);
+  const Brake& brake(const std::string& name) const;
+  const std::vector<Brake>& brakes() const { return brakes_; }
+
  private:
   void rebuild_model();
   Model base_;
@@ -132,6 +144,7 @@ class Robot {
   std::vector<Motor> motors_;
   std::vector<Sensor> sensors_;
   std::vector<ElasticContact> contacts_;
+  std::vector<Brake> brakes_;
 };
 
 /// Evaluation of the contacts at the kinematics in `data` (forward_kinematics(q, v) done):

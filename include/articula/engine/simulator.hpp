@@ -16,6 +16,7 @@
 /// enabling event is used, Naive wins if any asks for it), then stop.
 #include <chrono>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -80,15 +81,24 @@ Guard joint_velocity_guard(const Model& model, const std::string& joint, double 
 Guard frame_height_guard(std::shared_ptr<const Model> model, const std::string& frame, double value);
 
 struct EventAction {
-  enum class Kind { Enable, Disable, SetCommand, Stop };
+  /// StopSignal: the emergency stop of the robot's brakes (docs/brakes.md). Brake: a brake's
+  /// own switch (engage, stick, release, overload, drive standstill, category-1 deadline),
+  /// used by the events the Simulator registers for Robot::brakes(); not for user events.
+  enum class Kind { Enable, Disable, SetCommand, Stop, StopSignal, Brake };
   Kind kind = Kind::Stop;
-  std::string target;              ///< constraint (Enable/Disable) or motor (SetCommand)
+  std::string target;              ///< constraint (Enable/Disable), motor (SetCommand), brake (Brake)
   JumpForm jump = JumpForm::Auto;  ///< Enable: Auto/Full/… consistent; Naive; None
-  double value = 0.0;              ///< SetCommand: the new held command
+  double value = 0.0;              ///< SetCommand: the new held command; StopSignal: category-1 max time [s]
+  int category = 0;                ///< StopSignal: 0 or 1; Brake: the switch (internal code)
   static EventAction enable(std::string constraint, JumpForm jump = JumpForm::Auto);
   static EventAction disable(std::string constraint);
   static EventAction set_command(std::string motor, double value);
   static EventAction stop();
+  /// Category 0: the drives are cut at once and every brake's delay is armed. Category 1: each
+  /// motor decelerates its joint at its effort limit; at the joint's standstill (a located
+  /// event) its drive is cut and the brake's delay armed; at cat1_max_time after the signal
+  /// every drive still on is cut and every brake armed.
+  static EventAction stop_signal(int category = 0, double cat1_max_time = std::numeric_limits<double>::infinity());
   std::string describe() const;
 };
 
@@ -193,6 +203,12 @@ class Simulator {
   const VectorX& efforts() const { return tau_motor_; }         ///< per motor
   const VectorX& sensors() const { return sensors_; }           ///< flat, see sensor_channels()
   const VectorX& contact_forces() const { return f_contact_; }  ///< 3 per contact, world
+  /// Per brake, in Robot::brakes() order (docs/brakes.md): its state, the torque it applies
+  /// (slipping: −torque·sign(q̇)) or holds (stuck, locked: the lock's multiplier λ) [N·m], and
+  /// the energy it has dissipated since the simulator was made [J].
+  const std::vector<BrakeState>& brake_states() const { return brake_states_; }
+  const VectorX& brake_torques() const { return brake_torques_; }
+  const VectorX& brake_energy() const { return brake_energy_; }
   std::vector<std::string> sensor_channels() const;             ///< "<sensor>.<channel>"
   std::vector<std::string> log_columns() const;
   const Robot& robot() const { return robot_; }
@@ -207,6 +223,8 @@ class Simulator {
   SimulationOptions options_;
   double t_ = 0.0;
   VectorX q_, v_, vdot_, u_, tau_motor_, sensors_, f_contact_;
+  std::vector<BrakeState> brake_states_;
+  VectorX brake_torques_, brake_energy_;
   std::shared_ptr<Impl> impl_;
 };
 

@@ -70,6 +70,13 @@ std::unique_ptr<LogSink> make_hdf5_log(const std::string& path, double flush_per
 /// `stem` + ".csv" or ".h5" by format.
 std::unique_ptr<LogSink> make_log(LogFormat format, const std::string& stem, double flush_period = 0.2);
 
+/// Checks, before a run, that the log of `format` at `stem` can be created: its folder exists, is
+/// a folder and is writable, and none of its files (`stem.csv`, `.events.csv`, `.status.yaml`,
+/// or `stem.h5`) is a folder or a read-only file. A bad output path is bad input: callers
+/// report it before the run starts (`articula run` / `estop`: exit code 2).
+/// @throws std::runtime_error "cannot write the log 'PATH': REASON".
+void check_log_target(LogFormat format, const std::string& stem);
+
 /// Checks a header for LogSink::begin(): at least one column, names non-empty and unique.
 /// @throws std::invalid_argument naming `function` and the offending name.
 void check_log_columns(const std::vector<std::string>& columns, const char* function);

@@ -37,6 +37,29 @@ class ScenarioError : public std::runtime_error {
   std::string key_;
 };
 
+/// What a run may ask for (docs/scenarios.md, "Limits"). Beyond these a run could never finish
+/// or its log could never be stored, so loading refuses them with a message naming the key and
+/// the limit; `articula estop` applies the same to its options.
+struct RunLimits {
+  static constexpr double kMinStep = 1e-12;       ///< [s] smallest dt, min_step, max_step
+  static constexpr double kMinTolerance = 1e-14;  ///< smallest abs_tol and (unless 0) rel_tol
+  static constexpr double kMaxSteps = 1e9;        ///< duration / step (dt; dopri5: max_step)
+  static constexpr double kMaxLogRows = 1e8;      ///< duration / max(log period, step)
+};
+/// Why a run of `duration` with these options is too long (more than kMaxSteps steps), or "".
+/// The step counted is dt (fixed step) or max_step (dopri5, the fewest steps it can take).
+std::string check_run_length(double duration, const SimulationOptions& options);
+/// Why a log of `duration` sampled every max(period, step) is too long (more than
+/// kMaxLogRows rows), or "".
+std::string check_log_length(double duration, double step, double period);
+
+/// Why `path` cannot be read as an input file (a scenario, a URDF), checked before reading so
+/// that a FIFO or a device is never read forever: "not found", "a directory, not a file",
+/// "a FIFO (named pipe), not a regular file", "a character device (such as /dev/zero), not a
+/// regular file", "a block device, …", "a socket, …", "not readable: Permission denied"; "" when
+/// it is a readable regular file (symbolic links followed).
+std::string input_file_problem(const std::string& path);
+
 /// One log to write: `path` is the stem (no extension), already resolved against the output
 /// folder; the sink writes path + ".csv" or ".h5".
 struct ScenarioOutput {

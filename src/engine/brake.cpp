@@ -1,0 +1,102 @@
+// Brakes of a Robot: names, kinds and the checks of Robot::add_brake (docs/brakes.md).
+#include "articula/engine/brake.hpp"
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include "articula/engine/robot.hpp"
+
+namespace articula {
+
+std::string to_string(BrakeKind kind) { return kind == BrakeKind::Pin ? "pin" : "friction"; }
+
+BrakeKind parse_brake_kind(const std::string& text) {
+  if (text == "friction") return BrakeKind::Friction;
+  if (text == "pin") return BrakeKind::Pin;
+  throw std::invalid_argument("unknown brake kind '" + text + "'; expected friction or pin");
+}
+
+std::string to_string(BrakeState state) {
+  switch (state) {
+    case BrakeState::Released:
+      return "released";
+    case BrakeState::Engaging:
+      return "engaging";
+    case BrakeState::Slipping:
+      return "slipping";
+    case BrakeState::Stuck:
+      return "stuck";
+    case BrakeState::Locked:
+      return "locked";
+  }
+  return "?";
+}
+
+const Brake& Robot::add_brake(Brake b) {
+  auto fail = [&](const std::string& what) {
+    throw std::invalid_argument("Robot: brake '" + b.name + "': " + what);
+  };
+  auto number = [](double x) {
+    std::ostringstream s;
+    s << x;
+    return s.str();
+  };
+  if (b.name.empty()) throw std::invalid_argument("Robot: a brake needs a name (e.g. brake." + b.joint + ")");
+  for (const Brake& other : brakes_)
+    if (other.name == b.name) fail("duplicate brake name");
+  if (!base_.has_joint(b.joint)) {
+    std::string names;
+    for (Index j = 0; j < base_.njoints; ++j) names += (names.empty() ? "" : ", ") + base_.joint_names[j];
+    fail("no joint named '" + b.joint + "'; the model has: " + names);
+  }
+  const Index j = base_.joint_id(b.joint);
+  const JointType t = base_.joint_types[j];
+  if (base_.nv_joint[j] != 1 || !(t == JointType::Revolute || t == JointType::Continuous || t == JointType::Prismatic))
+    fail("joint '" + b.joint + "' is not a 1-dof joint (revolute, continuous or prismatic)");
+  for (const Brake& other : brakes_)
+    if (other.joint == b.joint) fail("joint '" + b.joint + "' already has brake '" + other.name + "'");
+  if (!(b.delay >= 0) || !std::isfinite(b.delay)) fail("delay must be ≥ 0 s (got " + number(b.delay) + ")");
+  if (!(b.motor_torque >= 0) || !std::isfinite(b.motor_torque))
+    fail("motor_torque must be ≥ 0 N m (got " + number(b.motor_torque) + ")");
+  if (b.torque == 0.0 && b.motor_torque > 0.0) {
+    const Motor* motor = nullptr;
+    for (const Motor& m : motors_)
+      if (m.joint == b.joint) motor = &m;
+    if (motor == nullptr)
+      fail("motor_torque needs a motor on joint '" + b.joint + "' (its gear_ratio); give torque at the joint instead");
+    b.torque = b.motor_torque * motor->gear_ratio;
+  }
+  if (!(b.torque > 0) || std::isnan(b.torque))
+    fail("torque must be > 0 N m at the joint (got " + number(b.torque) + "), or give motor_torque");
+  if (b.kind == BrakeKind::Friction && !std::isfinite(b.torque))
+    fail("a friction brake needs a finite torque (an infinite one is a pin brake)");
+  if (!(b.static_torque >= 0) || std::isnan(b.static_torque))
+    fail("static_torque must be ≥ torque (got " + number(b.static_torque) + ")");
+  if (b.static_torque == 0.0) b.static_torque = b.torque;
+  if (b.static_torque < b.torque)
+    fail("static_torque " + number(b.static_torque) + " is less than torque " + number(b.torque));
+  b.dof = base_.idx_v[j];
+  brakes_.push_back(std::move(b));
+  return brakes_.back();
+}
+
+void Robot::remove_brake(const std::string& name) {
+  for (auto it = brakes_.begin(); it != brakes_.end(); ++it)
+    if (it->name == name) {
+      brakes_.erase(it);
+      return;
+    }
+  brake(name);  // throws, listing the brakes
+}
+
+const Brake& Robot::brake(const std::string& name) const {
+  std::string names;
+  for (const Brake& b : brakes_) {
+    if (b.name == name) return b;
+    names += (names.empty() ? "" : ", ") + b.name;
+  }
+  throw std::invalid_argument("Robot: no brake named '" + name + "'; registered: " + (names.empty() ? "(none)" : names));
+}
+
+}  // namespace articula

@@ -1,0 +1,116 @@
+// Simulator internals, part 5: brakes at jumps and after an instant (docs/brakes.md,
+// "Slip-through", "Energy"). A friction brake transmits a bounded torque, hence no impulse:
+// the stuck ones leave the active set of another constraint's jump and re-stick after it if
+// their joint is still at rest (a bounded force does no work over a zero-duration impact;
+// Pfeiffer & Glocker 1996, §5: friction impulses are bounded by the normal ones, zero here).
+// The Carnot loss of a jump is shared out to the brake locks by their impulse.
+#include <algorithm>
+#include <cmath>
+
+#include "articula/dynamics/energy.hpp"
+#include "engine/simulator_impl.hpp"
+
+namespace articula {
+namespace {
+
+double sign_of(double x) { return x > 0 ? 1.0 : -1.0; }
+
+}  // namespace
+
+std::vector<std::size_t> Simulator::Impl::brakes_slip_through(std::vector<std::string>& enables) {
+  const auto& brakes = robot.brakes();
+  auto friction_lock = [&](const std::string& name) {
+    for (const Brake& b : brakes)
+      if (b.name == name) return b.kind == BrakeKind::Friction;
+    return false;
+  };
+  bool impact = false;
+  for (const auto& name : enables) impact = impact || !friction_lock(name);
+  std::vector<std::size_t> through;
+  if (!impact) return through;
+  ConstraintSet& set = robot.constraints();
+  for (std::size_t k = 0; k < brakes.size(); ++k) {
+    if (brakes[k].kind != BrakeKind::Friction || brake_run[k].state != BrakeState::Stuck) continue;
+    through.push_back(k);
+    enables.erase(std::remove(enables.begin(), enables.end(), brakes[k].name), enables.end());
+    if (set.is_enabled(brakes[k].name)) deactivate_constraints(set, {brakes[k].name});
+  }
+  return through;
+}
+
+std::vector<std::string> Simulator::Impl::brakes_after_jump(Simulator& sim, const std::vector<std::size_t>& through,
+                                                            EventRecord& record) {
+  std::vector<std::string> restick;
+  const double scale = 1.0 + (record.v_minus.size() ? record.v_minus.cwiseAbs().maxCoeff() : 0.0);
+  for (const std::size_t k : through) {
+    BrakeRun& r = brake_run[k];
+    const std::string& name = robot.brakes()[k].name;
+    const double qd = sim.v_[r.iv];
+    if (std::abs(qd) <= 1e-12 * scale) {
+      restick.push_back(name);  // still at rest: sticks again
+    } else {
+      r.state = BrakeState::Slipping;
+      r.sign = sign_of(qd);
+      record.names.push_back(name + ".slip_through");
+      record.actions += "; " + name + ": slip through the impact";
+    }
+  }
+  return restick;
+}
+
+void Simulator::Impl::brake_jump_energy(Simulator& sim, const JumpResult& jump, VectorRef v_minus, VectorRef v_plus) {
+  // M Δv = −Jᵀ Λ (solvers/activation.hpp), so T⁻ − T⁺ = −½ (v⁺ + v⁻)ᵀ M Δv = ½ Σᵢ Λᵢ Jᵢ (v⁺ + v⁻):
+  // each row's share of the Carnot loss; a lock row's is ½ Λ (q̇⁺ + q̇⁻) of its dof.
+  for (std::size_t c = 0; c < jump.names.size(); ++c)
+    for (std::size_t k = 0; k < brake_run.size(); ++k)
+      if (jump.names[c] == robot.brakes()[k].name && c < jump.Lambda_per.size() && jump.Lambda_per[c].size() == 1) {
+        const int iv = brake_run[k].iv;
+        sim.brake_energy_[static_cast<Eigen::Index>(k)] += 0.5 * jump.Lambda_per[c][0] * (v_plus[iv] + v_minus[iv]);
+      }
+}
+
+bool Simulator::Impl::release_brakes(Simulator& sim, RunResult& result) {
+  const auto& brakes = robot.brakes();
+  const auto lambda = robot.constraints().lambda();
+  std::vector<std::string> names;  // allocates only when a brake lets go
+  std::vector<std::string> released;
+  for (std::size_t k = 0; k < brakes.size(); ++k) {
+    BrakeRun& r = brake_run[k];
+    if (!brake_locked(r)) continue;
+    const int row = constraint_rows[static_cast<std::size_t>(r.column)];
+    if (row >= lambda.size()) continue;
+    const double l = lambda[row];
+    if (r.state == BrakeState::Stuck && std::abs(l) > brakes[k].static_torque) {
+      released.push_back(brakes[k].name);
+      names.push_back(brakes[k].name + ".release");
+      r.state = BrakeState::Slipping;
+      r.sign = -sign_of(l);
+    } else if (r.state == BrakeState::Locked && !r.overloaded && std::abs(l) > brakes[k].torque) {
+      r.overloaded = true;
+      names.push_back(brakes[k].name + ".overload");
+    }
+  }
+  if (names.empty()) return false;
+  if (!released.empty()) deactivate_constraints(robot.constraints(), released);
+  refresh_active(sim);
+  EventRecord record;
+  record.time = sim.t_;
+  record.kinetic_before = record.kinetic_after = articula::kinetic_energy(*model, aux, sim.q_, sim.v_);
+  record.potential = articula::potential_energy(*model, aux, sim.q_);
+  record.v_minus = record.v_plus = sim.v_;
+  record.names = names;
+  for (const auto& name : names)
+    record.actions += (record.actions.empty() ? "" : "; ") + name +
+                      (name.ends_with(".release") ? " (the hold would exceed static_torque)"
+                                                  : " (the holding torque is exceeded; the pin stays locked)");
+  EventLogRow row{record.time, "", record.actions, record.kinetic_before, record.kinetic_after, record.potential,
+                  0.0,         0.0};
+  for (std::size_t k = 0; k < names.size(); ++k) row.name += (k ? "+" : "") + names[k];
+  for (auto& sink : sinks) sink->event(row);
+  for (auto& e : events)
+    if (e.event.guard) e.g = e.event.guard(sim.t_, sim.q_, sim.v_);
+  result.events.push_back(std::move(record));
+  return !released.empty();
+}
+
+}  // namespace articula
