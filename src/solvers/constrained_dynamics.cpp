@@ -82,6 +82,10 @@ void ConstrainedWorkspace::reserve(int rows) {
   Sfact.setZero(rows, rows);
   r.setZero(rows);
   Jt.setZero(std::max(nv, rows), std::max(nv, rows));
+  Rt.setZero(rows, rows);
+  G.setZero(rows, rows);
+  row_a.setZero(rows);
+  row_b.setZero(rows);
 }
 
 ConstrainedMethod choose_method(const Model& model, int rows) {
@@ -306,14 +310,10 @@ bool solve_locks(const Model& model, Data& data, ConstrainedWorkspace& ws, Const
 // Pivoted QR of Jᵀ (Golub & Van Loan, 4th ed., §5.4.2): Jᵀ P = Q R with rank r, so
 // J = P Rᵀ Qᵀ and e ∈ range J ⇔ Pᵀe = Rᵀ y: R₁₁ᵀ y = (Pᵀe)₁..r, then (Pᵀe)_{r+1..m} = R₁₂ᵀ y.
 // Runs only after an inconsistent solve; the workspace's QR and scratch are reused.
-bool positions_agree(const Model& model, ConstrainedWorkspace& ws, const Eigen::Ref<const MatrixX>& J, VectorRef e) {
+bool positions_agree(ConstrainedWorkspace& ws, const Eigen::Ref<const MatrixX>& J, VectorRef e) {
   const int m = static_cast<int>(J.rows());
   if (m == 0 || e.size() != m || !all_finite(e)) return false;
-  auto Jt = ws.Jt.topLeftCorner(model.nv, m);
-  Jt = J.transpose();
-  ws.qr.setThreshold(detail::kRowRankTolerance);
-  ws.qr.compute(Jt);
-  const int r = static_cast<int>(ws.qr.rank());
+  const int r = detail::row_rank(ws, J);
   const auto& perm = ws.qr.colsPermutation().indices();
   auto pe = ws.r.head(m);
   for (int i = 0; i < m; ++i) pe[i] = e[perm[i]];
@@ -350,7 +350,7 @@ SolveReport constrained_forward_dynamics(const Model& model, Data& data, Constra
   }
   SolveReport report = solve(model, data, ws, set.J(), set.gamma(), q, v, tau, f_ext, method,
                              have ? Dynamics::FromKinematics : Dynamics::Compute);
-  if (report.status == SolveStatus::Inconsistent && positions_agree(model, ws, set.J(), set.error())) {
+  if (report.status == SolveStatus::Inconsistent && positions_agree(ws, set.J(), set.error())) {
     report.status = SolveStatus::SingularPose;
     report.message =
         "dependent rows at a singular pose: the positions agree, the drift J̇v does not lie in range J; "

@@ -68,6 +68,10 @@ struct ConstrainedWorkspace {
   std::vector<char> prescribed;  ///< (njoints) hybrid method: joints whose acceleration is given
   VectorX qdd;                   ///< (nv) hybrid method: the given accelerations
   MatrixX MZ, ZMZ;
+  MatrixX Rt;                    ///< (m × m) rank-deficient rows: [R₁₁ R₁₂] of the pivoted QR of Jᵀ
+  MatrixX G;                     ///< (m × m) R_t R_tᵀ
+  VectorX row_a, row_b;          ///< (m) scratch of the rank-deficient path
+  Eigen::LLT<MatrixX> Gllt;
   Eigen::PartialPivLU<MatrixX> lu;
   Eigen::LDLT<MatrixX> ldlt;
   Eigen::LLT<MatrixX> llt;
