@@ -99,7 +99,8 @@ ConstrainedMethod choose_method(const Model& model, int rows) {
 
 namespace detail {
 
-bool ldlt_solve(const Eigen::Ref<const MatrixX>& S, VectorRef r, Eigen::Ref<VectorX> x, Eigen::Ref<MatrixX> L) {
+bool ldlt_solve(const Eigen::Ref<const MatrixX>& S, VectorRef r, Eigen::Ref<VectorX> x, Eigen::Ref<MatrixX> L,
+                double* pivot_ratio) {
   // Unpivoted S = L D Lᵀ by columns (right-looking, Golub & Van Loan §4.1.2 without square
   // roots): column j is scaled by 1/d_j after it updated the trailing lower triangle, so the
   // critical path has one division per column. Strict lower = L, diagonal = D, and the
@@ -130,6 +131,7 @@ bool ldlt_solve(const Eigen::Ref<const MatrixX>& S, VectorRef r, Eigen::Ref<Vect
       dinv_m = inv;
   }
   // The same rank test as the pivoted LDLᵀ below (pivots of an unpivoted LDLᵀ here).
+  if (pivot_ratio) *pivot_ratio = m > 0 ? dmin / std::max(dmax, 1e-300) : 1.0;
   if (!(dmin > kRankTolerance * std::max(dmax, 1e-300))) return false;
   double* const xs = x.data();
   for (Eigen::Index i = 0; i < m; ++i) xs[i] = r[i];

@@ -24,8 +24,15 @@ void projected_basic(ConstrainedWorkspace& ws, int r, VectorRef x, Eigen::Ref<Ve
 void min_norm_multipliers(ConstrainedWorkspace& ws, int r, int m, VectorRef lambda_basic, Eigen::Ref<VectorX> lambda);
 
 /// Unpivoted LDLᵀ solve of S x = r (L: m × m scratch); false, with x unspecified, if a pivot
-/// is ≤ kRankTolerance × the largest (S singular or ill-conditioned).
-bool ldlt_solve(const Eigen::Ref<const MatrixX>& S, VectorRef r, Eigen::Ref<VectorX> x, Eigen::Ref<MatrixX> L);
+/// is ≤ kRankTolerance × the largest (S singular or ill-conditioned). pivot_ratio, if given,
+/// receives the smallest pivot over the largest (when the factorization got that far).
+bool ldlt_solve(const Eigen::Ref<const MatrixX>& S, VectorRef r, Eigen::Ref<VectorX> x, Eigen::Ref<MatrixX> L,
+                double* pivot_ratio = nullptr);
+/// Above this ratio of LDLᵀ pivots of S the range-space method takes the rows as independent
+/// without asking the pivoted QR of Jᵀ: a pivot ratio d_min/d_max of S = J M⁻¹ Jᵀ is about
+/// (σ_min/σ_max)² of J M^-1/2, so rows that row_rank() would drop (σ ratio < 10⁻⁵ of J) give
+/// d_min/d_max < 10⁻⁸ unless M's metric changes the ratio by more than 10×.
+inline constexpr double kRangeRankCheck = 1e-8;
 
 /// Solves the symmetric positive semi-definite system S x = r (m × m) into x: unpivoted LDLᵀ
 /// (into L, m × m scratch) when S is well conditioned, else LDLᵀ with pivoting, else the

@@ -39,12 +39,17 @@ SolveReport solve_range_space(const Model& model, Data& data, ConstrainedWorkspa
   auto lambda = ws.lambda.head(m);
   int rank = m;
   bool basic = false;  // λ holds the basic multipliers (zeros on the dependent rows)
-  if (!ldlt_solve(S, r, lambda, ws.Sfact.topLeftCorner(m, m))) {
+  double ratio = 0.0;
+  const bool factored = ldlt_solve(S, r, lambda, ws.Sfact.topLeftCorner(m, m), &ratio);
+  // A well-conditioned S settles it (the common case, no QR); an ill-conditioned or singular
+  // one is checked against the rank of the rows, so that range space drops what KKT and null
+  // space drop.
+  if (!factored || (ratio < kRangeRankCheck && row_rank(ws, J) < m)) {
     // S is singular or ill-conditioned: the rank of the rows decides (row_rank.cpp; ws.Jt, the
     // Yᵀ D⁻¹ scratch above, is free again). Independent rows (M badly conditioned): pivoted
     // LDLᵀ / pseudo-inverse of S. Dependent rows: S restricted to the r basic rows (a principal
     // submatrix, positive definite) with γ projected on range J_r.
-    rank = row_rank(ws, J);
+    rank = factored ? static_cast<int>(ws.qr.rank()) : row_rank(ws, J);
     if (rank == m) {
       solve_psd(S, r, lambda, ws.Sfact.topLeftCorner(m, m), ws.ldlt);
     } else {
