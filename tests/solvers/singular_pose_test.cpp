@@ -146,8 +146,10 @@ RunStats run_held(const Model& model, const std::string& axes, const VectorX& q0
 // From rest at the straight pose, under gravity, with the tip held: the run goes on under every
 // method (it used to stop at the first RK4 stage with solver_failed), the chain stays at the
 // singular pose (the held tip leaves it no room: the x row's tension grows as the chain bends),
-// the position errors stay tiny, the energy drift is of the same small order as the bent 1-dof
-// swing's, and the methods agree.
+// the position errors stay tiny and the methods agree. Energy: the bent 1-dof swing keeps it to
+// ~1e-9 J; the straight chain sags by ~1e-4 rad before the x row's tension (~1e5 N) holds it,
+// and the energy then differs by λ·e ≈ 2e5 N · 8e-9 m ≈ 1.7e-3 J (the work of the stabilized x
+// row on its small error, by that estimate; 4e-5 of the potential-energy scale), bounded.
 TEST(SingularPose, StraightChainRunsUnderEveryMethod) {
   const Model model = load_urdf(test::model_path("pendulum3r"));
   const VectorX straight = VectorX::Zero(3);
@@ -167,7 +169,7 @@ TEST(SingularPose, StraightChainRunsUnderEveryMethod) {
       EXPECT_LT(st.q_end.cwiseAbs().maxCoeff(), 1e-3) << what << ": the chain left the straight pose";
       EXPECT_LT(st.max_error, 1e-7) << what;
       EXPECT_LT(st.max_energy_drift, 1e-4 * energy_scale) << what;
-      EXPECT_LT(bent_run.max_energy_drift, 1e-4 * energy_scale) << what;
+      EXPECT_LT(bent_run.max_energy_drift, 1e-9 * energy_scale) << what;
       if (first.size() == 0) {
         first = st.q_end;
       } else {
