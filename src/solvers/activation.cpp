@@ -61,7 +61,7 @@ MatrixX null_space_basis(const MatrixX& A, int n, int& rank) {
     return MatrixX::Identity(n, n);
   }
   Eigen::ColPivHouseholderQR<MatrixX> qr(A.transpose());
-  qr.setThreshold(detail::kRankTolerance);
+  qr.setThreshold(detail::kRowRankTolerance);
   rank = static_cast<int>(qr.rank());
   MatrixX Q = qr.householderQ() * MatrixX::Identity(n, n);
   return Q.rightCols(n - rank);

@@ -47,6 +47,8 @@ std::string to_string(SolveStatus status) {
       return "ok";
     case SolveStatus::Redundant:
       return "redundant rows";
+    case SolveStatus::SingularPose:
+      return "singular pose";
     case SolveStatus::Inconsistent:
       return "inconsistent rows";
     case SolveStatus::Singular:
@@ -80,6 +82,10 @@ void ConstrainedWorkspace::reserve(int rows) {
   Sfact.setZero(rows, rows);
   r.setZero(rows);
   Jt.setZero(std::max(nv, rows), std::max(nv, rows));
+  Rt.setZero(rows, rows);
+  G.setZero(rows, rows);
+  row_a.setZero(rows);
+  row_b.setZero(rows);
 }
 
 ConstrainedMethod choose_method(const Model& model, int rows) {
@@ -93,7 +99,8 @@ ConstrainedMethod choose_method(const Model& model, int rows) {
 
 namespace detail {
 
-bool ldlt_solve(const Eigen::Ref<const MatrixX>& S, VectorRef r, Eigen::Ref<VectorX> x, Eigen::Ref<MatrixX> L) {
+bool ldlt_solve(const Eigen::Ref<const MatrixX>& S, VectorRef r, Eigen::Ref<VectorX> x, Eigen::Ref<MatrixX> L,
+                double* pivot_ratio) {
   // Unpivoted S = L D Lᵀ by columns (right-looking, Golub & Van Loan §4.1.2 without square
   // roots): column j is scaled by 1/d_j after it updated the trailing lower triangle, so the
   // critical path has one division per column. Strict lower = L, diagonal = D, and the
@@ -124,6 +131,7 @@ bool ldlt_solve(const Eigen::Ref<const MatrixX>& S, VectorRef r, Eigen::Ref<Vect
       dinv_m = inv;
   }
   // The same rank test as the pivoted LDLᵀ below (pivots of an unpivoted LDLᵀ here).
+  if (pivot_ratio) *pivot_ratio = m > 0 ? dmin / std::max(dmax, 1e-300) : 1.0;
   if (!(dmin > kRankTolerance * std::max(dmax, 1e-300))) return false;
   double* const xs = x.data();
   for (Eigen::Index i = 0; i < m; ++i) xs[i] = r[i];
@@ -295,6 +303,29 @@ bool solve_locks(const Model& model, Data& data, ConstrainedWorkspace& ws, Const
   return true;
 }
 
+// Whether dependent rows agree at the position level, e ∈ range J (to 10⁻⁶ (1 + ‖e‖∞)): the
+// stabilized drift is γ = J̇v + kd J v + kp e, and J v always lies in range J, so a residual
+// J v̇ + γ along the left null space of J that the errors e do not explain comes from J̇v
+// alone: a velocity that J admits to first order but that leaves the constraint manifold at
+// second order, which happens at kinematic singularities (a chain held straight). Rows that
+// contradict each other (two locks of one joint at different positions) fail this test.
+// Pivoted QR of Jᵀ (Golub & Van Loan, 4th ed., §5.4.2): Jᵀ P = Q R with rank r, so
+// J = P Rᵀ Qᵀ and e ∈ range J ⇔ Pᵀe = Rᵀ y: R₁₁ᵀ y = (Pᵀe)₁..r, then (Pᵀe)_{r+1..m} = R₁₂ᵀ y.
+// Runs only after an inconsistent solve; the workspace's QR and scratch are reused.
+bool positions_agree(ConstrainedWorkspace& ws, const Eigen::Ref<const MatrixX>& J, VectorRef e) {
+  const int m = static_cast<int>(J.rows());
+  if (m == 0 || e.size() != m || !all_finite(e)) return false;
+  const int r = detail::row_rank(ws, J);
+  const auto& perm = ws.qr.colsPermutation().indices();
+  auto pe = ws.r.head(m);
+  for (int i = 0; i < m; ++i) pe[i] = e[perm[i]];
+  const auto& R = ws.qr.matrixR();
+  R.topLeftCorner(r, r).template triangularView<Eigen::Upper>().transpose().solveInPlace(pe.head(r));
+  pe.tail(m - r).noalias() -= R.topRightCorner(r, m - r).transpose() * pe.head(r);
+  const double unmet = m > r ? pe.tail(m - r).cwiseAbs().maxCoeff() : 0.0;
+  return unmet <= 1e-6 * (1.0 + e.cwiseAbs().maxCoeff());
+}
+
 }  // namespace
 
 SolveReport constrained_forward_dynamics(const Model& model, Data& data, ConstrainedWorkspace& ws, ConstraintSet& set,
@@ -319,8 +350,14 @@ SolveReport constrained_forward_dynamics(const Model& model, Data& data, Constra
     update_joint_jacobians(model, data);
     have = true;
   }
-  const SolveReport report = solve(model, data, ws, set.J(), set.gamma(), q, v, tau, f_ext, method,
-                                   have ? Dynamics::FromKinematics : Dynamics::Compute);
+  SolveReport report = solve(model, data, ws, set.J(), set.gamma(), q, v, tau, f_ext, method,
+                             have ? Dynamics::FromKinematics : Dynamics::Compute);
+  if (report.status == SolveStatus::Inconsistent && positions_agree(ws, set.J(), set.error())) {
+    report.status = SolveStatus::SingularPose;
+    report.message =
+        "dependent rows at a singular pose: the positions agree, the drift J̇v does not lie in range J; "
+        "least-squares acceleration";
+  }
   if (report.ok() || report.status == SolveStatus::Inconsistent) set.lambda() = ws.lambda.head(set.dim());
   return report;
 }

@@ -8,8 +8,16 @@
 
 namespace articula::detail {
 
-/// Relative tolerance below which a pivot / singular value counts as zero (rank decisions).
+/// Relative tolerance below which a pivot / eigenvalue counts as zero (rank decisions) in the
+/// quantities that are quadratic in the rows: the eigenvalues and LDLᵀ pivots of
+/// S = J M⁻¹ Jᵀ, the pivots and singular values of the KKT matrix [M Jᵀ; J 0] (whose small
+/// singular values are those of −J M⁻¹ Jᵀ). A singular value σ of J M^-1/2 below 10⁻⁵ σ_max
+/// is thus treated as zero: the multiplier along it would be ~ 1/σ², dominated by round-off.
 inline constexpr double kRankTolerance = 1e-10;
+/// The same decision on quantities linear in the rows (the diagonal of the pivoted QR of
+/// Jᵀ, whose |R_kk| estimate the singular values of J; Golub & Van Loan, 4th ed., §5.4.2):
+/// √kRankTolerance, so that every method drops the same near-dependent rows.
+inline constexpr double kRowRankTolerance = 1e-5;
 
 /// x = K⁻¹ b, or the minimum-norm least-squares solution if K is singular. Returns the
 /// numerical rank of K.

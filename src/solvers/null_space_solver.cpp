@@ -3,7 +3,8 @@
 // Jᵀ P = [Q₁ Q₂] [R₁; 0] (rank r), Z = Q₂ spans ker J and
 //   v̇_p = −Q₁ R₁₁⁻ᵀ (Pᵀγ)₁..r          (a particular solution of J v̇ = −γ)
 //   (Zᵀ M Z) z = Zᵀ (b − M v̇_p),  v̇ = v̇_p + Z z,
-//   R₁ Pᵀ λ = Q₁ᵀ (M v̇ − b)              (multipliers; basic solution if r < m).
+//   R₁ Pᵀ λ = Q₁ᵀ (M v̇ − b)              (multipliers).
+// Dependent rows (r < m): γ projected on range J_r and λ minimum-norm (row_rank.cpp).
 #include "methods.hpp"
 
 namespace articula::detail {
@@ -11,11 +12,7 @@ namespace articula::detail {
 SolveReport solve_null_space(const Model& model, Data& data, ConstrainedWorkspace& ws, RowsRef J, VectorRef gamma) {
   const int n = model.nv, m = static_cast<int>(J.rows());
   SolveReport report;
-  auto Jt = ws.Jt.topLeftCorner(model.nv, m);
-  Jt = J.transpose();
-  ws.qr.setThreshold(kRankTolerance);
-  ws.qr.compute(Jt);
-  const int r = static_cast<int>(ws.qr.rank());
+  const int r = row_rank(ws, J);  // the pivoted QR of Jᵀ (row_rank.cpp)
   report.rank = r;
   report.status = r < m ? SolveStatus::Redundant : SolveStatus::Ok;
   ws.qr.householderQ().evalTo(ws.Z, ws.householder_work);  // Z ← Q (full, n × n), no allocation
@@ -23,7 +20,12 @@ SolveReport solve_null_space(const Model& model, Data& data, ConstrainedWorkspac
   // Particular solution v̇_p = Q₁ y, R₁₁ᵀ y = −(Pᵀ γ)₁..r.
   VectorX& y = ws.a_free;                                // reuse as scratch (size n ≥ r)
   const auto& perm = ws.qr.colsPermutation().indices();  // (Pᵀ x)_i = x_perm(i)
-  for (int i = 0; i < r; ++i) y[i] = -gamma[perm[i]];
+  if (r < m) {  // dependent rows: γ projected on range J_r (least squares if inconsistent)
+    projected_basic(ws, r, gamma, y.head(r));
+    y.head(r) *= -1.0;
+  } else {
+    for (int i = 0; i < r; ++i) y[i] = -gamma[perm[i]];
+  }
   R11.transpose().solveInPlace(y.head(r));
   data.ddq.noalias() = ws.Z.leftCols(r) * y.head(r);
   const int k = n - r;
@@ -53,8 +55,11 @@ SolveReport solve_null_space(const Model& model, Data& data, ConstrainedWorkspac
   VectorX& w = ws.a_free;
   w.head(r).noalias() = ws.Z.leftCols(r).transpose() * res;
   R11.solveInPlace(w.head(r));
-  ws.lambda.head(m).setZero();
-  for (int i = 0; i < r; ++i) ws.lambda[perm[i]] = w[i];  // λ = P [w; 0]
+  if (r < m) {  // the minimum-norm λ with Jᵀ_r λ = Q₁ R₁₁ w
+    min_norm_multipliers(ws, r, m, w.head(r), ws.lambda.head(m));
+  } else {
+    for (int i = 0; i < r; ++i) ws.lambda[perm[i]] = w[i];  // λ = P w
+  }
   return report;
 }
 

@@ -26,6 +26,9 @@ ConstrainedMethod parse_method(const std::string& text);
 enum class SolveStatus {
   Ok,            ///< full-rank rows, unique v̇ and λ
   Redundant,     ///< dependent rows handled by a rank-revealing step: v̇ unique, λ minimum-norm
+  SingularPose,  ///< dependent rows at a kinematic singularity whose positions agree but whose drift J̇v
+                 ///< leaves range J (the velocity leaves the constraint manifold at second order):
+                 ///< least-squares v̇ (no v̇ does better: the unmet part does not depend on v̇), not a failure
   Inconsistent,  ///< dependent rows that contradict each other: v̇ satisfies them in least squares
   Singular,      ///< M not positive definite (or reduced system singular): no solution written
   NonFinite,     ///< NaN / inf in the inputs or the result: no solution written
@@ -39,7 +42,9 @@ struct SolveReport {
   int rank = 0;                                        ///< rank of J
   double residual = 0.0;                               ///< ‖J v̇ + γ‖∞
   std::string message;
-  bool ok() const { return status == SolveStatus::Ok || status == SolveStatus::Redundant; }
+  bool ok() const {
+    return status == SolveStatus::Ok || status == SolveStatus::Redundant || status == SolveStatus::SingularPose;
+  }
 };
 
 /// Preallocated workspace of the constrained solvers for one model (rows up to max_rows;
@@ -63,6 +68,10 @@ struct ConstrainedWorkspace {
   std::vector<char> prescribed;  ///< (njoints) hybrid method: joints whose acceleration is given
   VectorX qdd;                   ///< (nv) hybrid method: the given accelerations
   MatrixX MZ, ZMZ;
+  MatrixX Rt;                    ///< (m × m) rank-deficient rows: [R₁₁ R₁₂] of the pivoted QR of Jᵀ
+  MatrixX G;                     ///< (m × m) R_t R_tᵀ
+  VectorX row_a, row_b;          ///< (m) scratch of the rank-deficient path
+  Eigen::LLT<MatrixX> Gllt;
   Eigen::PartialPivLU<MatrixX> lu;
   Eigen::LDLT<MatrixX> ldlt;
   Eigen::LLT<MatrixX> llt;
