@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "articula/articula.hpp"
-#include "bench_collector.hpp"
+#include "bench_common.hpp"
 #include "held_panda.hpp"
 #include "held_solo12.hpp"
 #include "held_talos.hpp"
@@ -36,8 +36,8 @@ using articula::JumpForm;
 using articula::MatrixX;
 using articula::VectorX;
 
-constexpr std::size_t kStates = 256;
-constexpr unsigned kSeed = 20240917u;  // the seed of bench_dynamics / bench_constrained
+constexpr std::size_t kStates = BenchStates::kCount;  // the states of bench_common.hpp
+constexpr unsigned kSeed = BenchStates::kSeed;
 
 enum class Kind { Weld, Point, Lock };
 
@@ -177,16 +177,13 @@ std::unique_ptr<Case> make_case(const CaseSpec& spec) {
   if (all_locks) c->locked = locked;
   c->ws = std::make_unique<articula::ConstrainedWorkspace>(m, c->m1 + c->m2);
 
-  // The states of bench_dynamics (same generator, same order of draws; a is drawn and dropped),
-  // then v⁻ ← (1 − J₁⁺J₁) v: the Euclidean projection on ker J₁(q) (the persistent rows hold).
-  std::mt19937 rng(kSeed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  for (std::size_t i = 0; i < kStates; ++i) {
-    c->q.push_back(articula::random_configuration(m, rng));
-    VectorX v(m.nv), a(m.nv), tau(m.nv);
-    for (int k = 0; k < m.nv; ++k) v[k] = u(rng);
-    for (int k = 0; k < m.nv; ++k) a[k] = u(rng);
-    for (int k = 0; k < m.nv; ++k) tau[k] = u(rng);
+  // The states of bench_dynamics (bench_common.hpp; a is dropped), then v⁻ ← (1 − J₁⁺J₁) v:
+  // the Euclidean projection on ker J₁(q) (the persistent rows hold).
+  const BenchStates states = bench_states(m);
+  for (std::size_t i = 0; i < BenchStates::kCount; ++i) {
+    c->q.push_back(states.q[i]);
+    VectorX v = states.v[i];
+    const VectorX& tau = states.tau[i];
     c->set->compute_rows(m, *c->data, c->q[i], v);
     if (c->m1 > 0) {
       const MatrixX J1 = c->set->J().topRows(c->m1);
@@ -377,12 +374,7 @@ void register_benchmarks(std::vector<std::unique_ptr<Case>>& cases) {
   }
 }
 
-std::string fmt_us(double us) {
-  if (std::isnan(us)) return "—";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, us < 10 ? "%.2f" : "%.1f", us);
-  return buf;
-}
+std::string fmt_us(double us) { return bench_fmt(us, us < 10 ? "%.2f" : "%.1f", "—"); }
 
 // The forms that solve the jump (Naive does not): the candidates for "articula best".
 bool is_consistent(JumpForm f) {
@@ -393,8 +385,7 @@ JumpForm auto_pick(Case& c) { return jump_without(c, 0, JumpForm::Auto).form; }
 
 void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collector& col) {
   std::printf("\n## Summary: median CPU time per call in µs (%zu states cycled, fixed seed %u)\n\n", kStates, kSeed);
-  std::printf("articula built with %s%s\n\n", bench_compiler().c_str(),
-              ARTICULA_BENCH_NATIVE ? ", -march=native (ARTICULA_NATIVE=ON)" : "");
+  print_bench_build();
   std::printf(
       "Each form cell: with rows + crba / jump alone. \"=full\": velocity_jump runs the full form "
       "when m1 = 0. Pinocchio impulseDynamics (clang 14, shared/PEERS.md, quoted, not measured here; "
@@ -453,8 +444,7 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
 }
 
 void print_setup(const std::vector<std::unique_ptr<Case>>& cases) {
-  std::printf("# bench_activation — articula %s, %s\n\n", bench_compiler().c_str(),
-              ARTICULA_BENCH_NATIVE ? "-march=native" : "no -march=native");
+  print_bench_title("bench_activation");
   for (const auto& cp : cases) {
     const Case& c = *cp;
     std::printf("%-12s nv %2d  m1 %2d  m2 %2d  persistent:", c.spec->key, c.model.nv, c.m1, c.m2);
@@ -472,24 +462,9 @@ void print_setup(const std::vector<std::unique_ptr<Case>>& cases) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool check_only = false;
-  std::vector<char*> args;
-  args.push_back(argv[0]);
-  static char rep[] = "--benchmark_repetitions=5";
-  static char agg[] = "--benchmark_display_aggregates_only=true";
-  static char mintime[] = "--benchmark_min_time=0.1";
-  args.push_back(rep);
-  args.push_back(agg);
-  args.push_back(mintime);
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--check_only") == 0)
-      check_only = true;
-    else
-      args.push_back(argv[i]);
-  }
-  int n = static_cast<int>(args.size());
-  benchmark::Initialize(&n, args.data());
-  if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 1;
+  const BenchCommandLine cl(argc, argv, {"--benchmark_repetitions=5", "--benchmark_display_aggregates_only=true", "--benchmark_min_time=0.1"}, {"--check_only"});
+  if (!cl.ok()) return 1;
+  const bool check_only = cl.has("--check_only");
 
   std::vector<std::unique_ptr<Case>> cases;
   for (const auto& spec : case_specs()) {
@@ -504,11 +479,9 @@ int main(int argc, char** argv) {
   sanity_check(cases);
   if (check_only) return 0;
 
-  benchmark::AddCustomContext("articula compiler", bench_compiler());
-  benchmark::AddCustomContext("articula -march=native", ARTICULA_BENCH_NATIVE ? "yes" : "no");
   register_benchmarks(cases);
   Collector collector;
-  benchmark::RunSpecifiedBenchmarks(&collector);
+  run_benchmarks(collector);
   print_summary(cases, collector);
   benchmark::Shutdown();
   return 0;

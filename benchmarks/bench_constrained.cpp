@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "articula/articula.hpp"
-#include "bench_collector.hpp"
+#include "bench_common.hpp"
 #include "held_panda.hpp"
 #include "held_pendulum3r.hpp"
 #include "held_solo12.hpp"
@@ -42,8 +42,8 @@ using articula::ConstrainedMethod;
 using articula::VectorX;
 namespace ab = articula::bench;
 
-constexpr std::size_t kStates = 256;
-constexpr unsigned kSeed = 20240917u;  // the seed of bench_dynamics: the same states
+constexpr std::size_t kStates = BenchStates::kCount;  // the states of bench_common.hpp
+constexpr unsigned kSeed = BenchStates::kSeed;
 
 struct HeldFrame {
   const char* frame;
@@ -143,18 +143,11 @@ std::unique_ptr<Case> make_case(const CaseSpec& spec) {
   c->ws = std::make_unique<articula::ConstrainedWorkspace>(m, rows);
   c->zero = VectorX::Zero(m.nv);
 
-  // The states of bench_dynamics (same generator, same order of draws; a is drawn and dropped).
-  std::mt19937 rng(kSeed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  for (std::size_t i = 0; i < kStates; ++i) {
-    c->q.push_back(articula::random_configuration(m, rng));
-    VectorX v(m.nv), a(m.nv), tau(m.nv);
-    for (int k = 0; k < m.nv; ++k) v[k] = u(rng);
-    for (int k = 0; k < m.nv; ++k) a[k] = u(rng);
-    for (int k = 0; k < m.nv; ++k) tau[k] = u(rng);
-    c->v.push_back(v);
-    c->tau.push_back(tau);
-  }
+  // The states of bench_dynamics (bench_common.hpp; a is dropped).
+  BenchStates states = bench_states(m);
+  c->q = std::move(states.q);
+  c->v = std::move(states.v);
+  c->tau = std::move(states.tau);
 
   // The peer's problem: joints by name, states in articula's conventions, frames by body.
   ab::PeerProblem p;
@@ -383,17 +376,11 @@ void register_benchmarks(std::vector<std::unique_ptr<Case>>& cases) {
   }
 }
 
-std::string fmt_us(double us) {
-  if (std::isnan(us)) return "skipped";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, us < 10 ? "%.2f" : "%.1f", us);
-  return buf;
-}
+std::string fmt_us(double us) { return bench_fmt(us, us < 10 ? "%.2f" : "%.1f", "skipped"); }
 
 void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collector& col) {
   std::printf("\n## Summary: median CPU time per call in µs (%zu states cycled, fixed seed %u)\n\n", kStates, kSeed);
-  std::printf("articula built with %s%s\n\n", bench_compiler().c_str(),
-              ARTICULA_BENCH_NATIVE ? ", -march=native (ARTICULA_NATIVE=ON)" : "");
+  print_bench_build();
   std::printf(
       "| case | nv | rows | kkt | range | null | auto | codegen | ABA (no rows) | MuJoCo 2.2.2 soft | "
       "MuJoCo / articula best | Pinocchio clang 14 (quoted) | Pinocchio / articula best | Pinocchio / codegen |\n");
@@ -460,8 +447,7 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
 }
 
 void print_setup(const std::vector<std::unique_ptr<Case>>& cases) {
-  std::printf("# bench_constrained — articula %s, %s\n\n", bench_compiler().c_str(),
-              ARTICULA_BENCH_NATIVE ? "-march=native" : "no -march=native");
+  print_bench_title("bench_constrained");
   for (const auto& cp : cases) {
     const Case& c = *cp;
     std::printf("%-10s nv %2d rows %2d (", c.spec->key, c.model.nv, c.set->dim());
@@ -485,26 +471,10 @@ void print_setup(const std::vector<std::unique_ptr<Case>>& cases) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool check_only = false, no_check = false;
-  std::vector<char*> args;
-  args.push_back(argv[0]);
-  static char rep[] = "--benchmark_repetitions=5";
-  static char agg[] = "--benchmark_display_aggregates_only=true";
-  static char mintime[] = "--benchmark_min_time=0.1";
-  args.push_back(rep);
-  args.push_back(agg);
-  args.push_back(mintime);
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--check_only") == 0)
-      check_only = true;
-    else if (std::strcmp(argv[i], "--no_check") == 0)
-      no_check = true;
-    else
-      args.push_back(argv[i]);
-  }
-  int n = static_cast<int>(args.size());
-  benchmark::Initialize(&n, args.data());
-  if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 1;
+  const BenchCommandLine cl(argc, argv, {"--benchmark_repetitions=5", "--benchmark_display_aggregates_only=true", "--benchmark_min_time=0.1"}, {"--check_only", "--no_check"});
+  if (!cl.ok()) return 1;
+  const bool check_only = cl.has("--check_only");
+  const bool no_check = cl.has("--no_check");
 
   std::vector<std::unique_ptr<Case>> cases;
   for (const auto& spec : case_specs()) {
@@ -519,11 +489,9 @@ int main(int argc, char** argv) {
   if (!no_check) sanity_check(cases);
   if (check_only) return 0;
 
-  benchmark::AddCustomContext("articula compiler", bench_compiler());
-  benchmark::AddCustomContext("articula -march=native", ARTICULA_BENCH_NATIVE ? "yes" : "no");
   register_benchmarks(cases);
   Collector collector;
-  benchmark::RunSpecifiedBenchmarks(&collector);
+  run_benchmarks(collector);
   print_summary(cases, collector);
   benchmark::Shutdown();
   return 0;

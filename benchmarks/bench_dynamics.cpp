@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "articula/articula.hpp"
-#include "bench_collector.hpp"
+#include "bench_common.hpp"
 #include "bench_panda.hpp"
 #include "bench_pendulum3r.hpp"
 #include "bench_solo12.hpp"
@@ -42,8 +42,8 @@ using articula::MatrixX;
 using articula::VectorX;
 namespace ab = articula::bench;
 
-constexpr std::size_t kStates = 256;
-constexpr unsigned kSeed = 20240917u;
+constexpr std::size_t kStates = BenchStates::kCount;  // the states of bench_common.hpp
+constexpr unsigned kSeed = BenchStates::kSeed;
 
 // The generated kernels of a model (`articula codegen`, written at build time; CMakeLists.txt).
 struct Generated {
@@ -123,20 +123,12 @@ std::unique_ptr<Case> make_case(const ModelSpec& spec) {
   c->data = std::make_unique<articula::Data>(c->model);
   const articula::Model& m = c->model;
 
-  // The states: q uniform within the limits (±1 m for the base position, uniform
-  // rotations), v, a, tau uniform in [−1, 1] (base components included).
-  std::mt19937 rng(kSeed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  for (std::size_t i = 0; i < kStates; ++i) {
-    c->q.push_back(articula::random_configuration(m, rng));
-    VectorX v(m.nv), a(m.nv), tau(m.nv);
-    for (int k = 0; k < m.nv; ++k) v[k] = u(rng);
-    for (int k = 0; k < m.nv; ++k) a[k] = u(rng);
-    for (int k = 0; k < m.nv; ++k) tau[k] = u(rng);
-    c->v.push_back(v);
-    c->a.push_back(a);
-    c->tau.push_back(tau);
-  }
+  // The states (bench_common.hpp).
+  BenchStates states = bench_states(m);
+  c->q = std::move(states.q);
+  c->v = std::move(states.v);
+  c->a = std::move(states.a);
+  c->tau = std::move(states.tau);
 
   ab::PeerProblem& p = c->problem;
   p.key = spec.key;
@@ -354,17 +346,11 @@ void register_benchmarks(const std::vector<std::unique_ptr<Case>>& cases) {
   }
 }
 
-std::string fmt_us(double us) {
-  if (std::isnan(us)) return "skipped";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, us < 10 ? "%.3f µs" : "%.1f µs", us);
-  return buf;
-}
+std::string fmt_us(double us) { return bench_fmt(us, us < 10 ? "%.3f µs" : "%.1f µs", "skipped"); }
 
 void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collector& col) {
   std::printf("\n## Summary: median CPU time per call (%zu states cycled, fixed seed %u)\n\n", kStates, kSeed);
-  std::printf("articula built with %s%s\n\n", bench_compiler().c_str(),
-              ARTICULA_BENCH_NATIVE ? ", -march=native (ARTICULA_NATIVE=ON)" : "");
+  print_bench_build();
   std::printf(
       "| model | quantity | articula | articula codegen | MuJoCo 2.2.2 | DART 6.12 | best peer / articula |"
       " best peer / codegen | Pinocchio 3.7 clang 14 (PEERS.md, quoted) | Pinocchio / codegen |\n");
@@ -437,8 +423,7 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
 }
 
 void print_setup(const std::vector<std::unique_ptr<Case>>& cases) {
-  std::printf("# bench_dynamics — articula %s, %s\n\n", bench_compiler().c_str(),
-              ARTICULA_BENCH_NATIVE ? "-march=native" : "no -march=native");
+  print_bench_title("bench_dynamics");
   std::map<std::string, bool> noted;
   for (const auto& c : cases) {
     std::printf("%-10s nq %2d nv %2d bodies %2d %s\n", c->spec.key, c->model.nq, c->model.nv, c->model.njoints,
@@ -455,24 +440,9 @@ void print_setup(const std::vector<std::unique_ptr<Case>>& cases) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool check_only = false;
-  std::vector<char*> args;
-  args.push_back(argv[0]);
-  static char rep[] = "--benchmark_repetitions=5";
-  static char agg[] = "--benchmark_display_aggregates_only=true";
-  static char mintime[] = "--benchmark_min_time=0.1";
-  args.push_back(rep);
-  args.push_back(agg);
-  args.push_back(mintime);
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--check_only") == 0)
-      check_only = true;
-    else
-      args.push_back(argv[i]);
-  }
-  int n = static_cast<int>(args.size());
-  benchmark::Initialize(&n, args.data());
-  if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 1;
+  const BenchCommandLine cl(argc, argv, {"--benchmark_repetitions=5", "--benchmark_display_aggregates_only=true", "--benchmark_min_time=0.1"}, {"--check_only"});
+  if (!cl.ok()) return 1;
+  const bool check_only = cl.has("--check_only");
 
   std::vector<std::unique_ptr<Case>> cases;
   for (const auto& spec : kModels) {
@@ -487,11 +457,9 @@ int main(int argc, char** argv) {
   sanity_check(cases);
   if (check_only) return 0;
 
-  benchmark::AddCustomContext("articula compiler", bench_compiler());
-  benchmark::AddCustomContext("articula -march=native", ARTICULA_BENCH_NATIVE ? "yes" : "no");
   register_benchmarks(cases);
   Collector collector;
-  benchmark::RunSpecifiedBenchmarks(&collector);
+  run_benchmarks(collector);
   print_summary(cases, collector);
   benchmark::Shutdown();
   return 0;

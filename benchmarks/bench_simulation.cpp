@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "articula/articula.hpp"
-#include "bench_collector.hpp"
+#include "bench_common.hpp"
 #include "peer.hpp"
 #include "sim_talos_feet.hpp"
 #include "talos_feet.hpp"
@@ -512,17 +512,11 @@ void register_benchmarks(std::vector<std::unique_ptr<Case>>& cases) {
   }
 }
 
-std::string fmt(double x, const char* f = "%.3g") {
-  if (std::isnan(x)) return "skipped";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, f, x);
-  return buf;
-}
+std::string fmt(double x, const char* f = "%.3g") { return bench_fmt(x, f); }
 
 void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collector& col) {
   std::printf("\n## Summary: real-time factor = simulated s / wall s (median over repetitions)\n\n");
-  std::printf("articula built with %s%s\n\n", bench_compiler().c_str(),
-              ARTICULA_BENCH_NATIVE ? ", -march=native (ARTICULA_NATIVE=ON)" : "");
+  print_bench_build();
   std::printf(
       "| case | log | articula RTF | articula steps/s | articula ms/run | MuJoCo RTF | MuJoCo steps/s | MuJoCo ms/run "
       "| articula / MuJoCo | rhs evaluations articula (RunResult / made) / MuJoCo |\n");
@@ -745,8 +739,7 @@ void profile(std::vector<std::unique_ptr<Case>>& cases) {
 }
 
 void print_setup(const std::vector<std::unique_ptr<Case>>& cases) {
-  std::printf("# bench_simulation — articula %s, %s\n\n", bench_compiler().c_str(),
-              ARTICULA_BENCH_NATIVE ? "-march=native" : "no -march=native");
+  print_bench_title("bench_simulation");
   std::printf("logs written to %s\n\n", g_log_dir.c_str());
   for (const auto& cp : cases) std::printf("- %s: %s\n", cp->key.c_str(), cp->settings.c_str());
 }
@@ -754,28 +747,12 @@ void print_setup(const std::vector<std::unique_ptr<Case>>& cases) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool check_only = false, do_profile = false;
-  std::vector<char*> args;
-  args.push_back(argv[0]);
-  static char rep[] = "--benchmark_repetitions=9";
-  static char agg[] = "--benchmark_display_aggregates_only=true";
-  static char mintime[] = "--benchmark_min_time=0.5";
-  static char interleave[] = "--benchmark_enable_random_interleaving=true";
-  args.push_back(rep);
-  args.push_back(agg);
-  args.push_back(mintime);
-  args.push_back(interleave);
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--check_only") == 0)
-      check_only = true;
-    else if (std::strcmp(argv[i], "--profile") == 0)
-      do_profile = true;
-    else
-      args.push_back(argv[i]);
-  }
-  int n = static_cast<int>(args.size());
-  benchmark::Initialize(&n, args.data());
-  if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 1;
+  const BenchCommandLine cl(argc, argv,
+                            {"--benchmark_repetitions=9", "--benchmark_display_aggregates_only=true",
+                             "--benchmark_min_time=0.5", "--benchmark_enable_random_interleaving=true"},
+                            {"--check_only", "--profile"});
+  if (!cl.ok()) return 1;
+  const bool check_only = cl.has("--check_only"), do_profile = cl.has("--profile");
 
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("articula_bench_simulation_" + std::to_string(::getpid()));
@@ -792,11 +769,9 @@ int main(int argc, char** argv) {
     print_setup(cases);
     sanity_check(cases);  // also fills the steps / evaluations of the summary
     if (!check_only) {
-      benchmark::AddCustomContext("articula compiler", bench_compiler());
-      benchmark::AddCustomContext("articula -march=native", ARTICULA_BENCH_NATIVE ? "yes" : "no");
       register_benchmarks(cases);
       Collector collector(Collector::Clock::Wall);
-      benchmark::RunSpecifiedBenchmarks(&collector);
+      run_benchmarks(collector);
       print_summary(cases, collector);
       if (do_profile) profile(cases);
     }

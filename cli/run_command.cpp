@@ -118,7 +118,7 @@ int run(const RunOptions& o) {
   ScenarioOverrides overrides;
   if (!o.output.empty()) overrides.out_dir = o.output;
   if (!o.format.empty()) overrides.format = parse_log_format(o.format);
-  if (!o.jump.empty()) overrides.jump = o.jump == "consistent" ? JumpForm::Auto : parse_jump_form(o.jump);
+  if (!o.jump.empty()) overrides.jump = parse_jump_form(o.jump);
   // Only a flag that was given overrides the file's `joint_limits`.
   if (o.joint_limits_flag && o.joint_limits_flag->count() > 0) overrides.joint_limits = o.joint_limits;
   if (o.duration) {

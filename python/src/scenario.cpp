@@ -33,7 +33,7 @@ void def_scenario(py::module_& m) {
     ScenarioOverrides o;
     o.out_dir = out_dir;
     if (format) o.format = parse_log_format(*format);
-    if (jump) o.jump = *jump == "consistent" ? JumpForm::Auto : parse_jump_form(*jump);
+    if (jump) o.jump = parse_jump_form(*jump);
     o.duration = duration;
     o.joint_limits = joint_limits;
     o.record_samples = record_samples;

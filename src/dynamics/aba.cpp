@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "articula/common/check.hpp"
-#include "articula/dynamics/joint_motion.hpp"
+#include "dynamics/joint_motion.hpp"
 
 namespace articula {
 namespace {

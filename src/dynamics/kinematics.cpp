@@ -1,7 +1,7 @@
 #include "articula/dynamics/kinematics.hpp"
 
 #include "articula/common/check.hpp"
-#include "articula/dynamics/joint_motion.hpp"
+#include "dynamics/joint_motion.hpp"
 
 namespace articula {
 

@@ -1,8 +1,8 @@
 #include "articula/dynamics/rnea.hpp"
 
 #include "articula/common/check.hpp"
-#include "articula/dynamics/joint_motion.hpp"
 #include "articula/dynamics/kinematics.hpp"
+#include "dynamics/joint_motion.hpp"
 
 namespace articula {
 namespace {

@@ -6,32 +6,24 @@
 #include <stdexcept>
 
 #include "articula/engine/robot.hpp"
+#include "articula/common/enum_names.hpp"
 
 namespace articula {
 
-std::string to_string(BrakeKind kind) { return kind == BrakeKind::Pin ? "pin" : "friction"; }
+namespace {
+constexpr EnumNames<BrakeKind, 2> kBrakeKinds{{{BrakeKind::Friction, "friction"}, {BrakeKind::Pin, "pin"}}};
+constexpr EnumNames<BrakeState, 5> kBrakeStates{{{BrakeState::Released, "released"},
+                                                 {BrakeState::Engaging, "engaging"},
+                                                 {BrakeState::Slipping, "slipping"},
+                                                 {BrakeState::Stuck, "stuck"},
+                                                 {BrakeState::Locked, "locked"}}};
+}  // namespace
 
-BrakeKind parse_brake_kind(const std::string& text) {
-  if (text == "friction") return BrakeKind::Friction;
-  if (text == "pin") return BrakeKind::Pin;
-  throw std::invalid_argument("unknown brake kind '" + text + "'; expected friction or pin");
-}
+std::string to_string(BrakeKind kind) { return std::string(enum_name(kBrakeKinds, kind)); }
 
-std::string to_string(BrakeState state) {
-  switch (state) {
-    case BrakeState::Released:
-      return "released";
-    case BrakeState::Engaging:
-      return "engaging";
-    case BrakeState::Slipping:
-      return "slipping";
-    case BrakeState::Stuck:
-      return "stuck";
-    case BrakeState::Locked:
-      return "locked";
-  }
-  return "?";
-}
+BrakeKind parse_brake_kind(const std::string& text) { return parse_enum(kBrakeKinds, text, "brake kind"); }
+
+std::string to_string(BrakeState state) { return std::string(enum_name(kBrakeStates, state)); }
 
 const Brake& Robot::add_brake(Brake b) {
   auto fail = [&](const std::string& what) {

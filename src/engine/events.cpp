@@ -2,6 +2,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "articula/common/enum_names.hpp"
 #include "articula/dynamics/kinematics.hpp"
 #include "articula/engine/simulator.hpp"
 
@@ -17,50 +18,27 @@ Index one_dof_joint(const Model& model, const std::string& joint, const char* wh
 
 }  // namespace
 
-std::string to_string(Integrator integrator) {
-  switch (integrator) {
-    case Integrator::ExplicitEuler:
-      return "euler";
-    case Integrator::SemiImplicitEuler:
-      return "semi_implicit_euler";
-    case Integrator::RK4:
-      return "rk4";
-    case Integrator::DormandPrince:
-      return "dopri5";
-  }
-  return "?";
-}
+namespace {
+constexpr EnumNames<Integrator, 4> kIntegrators{{{Integrator::ExplicitEuler, "euler"},
+                                                 {Integrator::SemiImplicitEuler, "semi_implicit_euler"},
+                                                 {Integrator::RK4, "rk4"},
+                                                 {Integrator::DormandPrince, "dopri5"}}};
+constexpr EnumNames<RunStatus, 9> kRunStatuses{{{RunStatus::Completed, "completed"},
+                                                {RunStatus::Stopped, "stopped"},
+                                                {RunStatus::NonFinite, "non_finite"},
+                                                {RunStatus::Exploded, "exploded"},
+                                                {RunStatus::SolverFailed, "solver_failed"},
+                                                {RunStatus::StepTooSmall, "step_too_small"},
+                                                {RunStatus::ControllerFailed, "controller_failed"},
+                                                {RunStatus::Error, "error"},
+                                                {RunStatus::Interrupted, "interrupted"}}};
+}  // namespace
 
-Integrator parse_integrator(const std::string& text) {
-  for (Integrator i :
-       {Integrator::ExplicitEuler, Integrator::SemiImplicitEuler, Integrator::RK4, Integrator::DormandPrince})
-    if (to_string(i) == text) return i;
-  throw std::invalid_argument("unknown integrator '" + text + "'; expected euler, semi_implicit_euler, rk4 or dopri5");
-}
+std::string to_string(Integrator integrator) { return std::string(enum_name(kIntegrators, integrator)); }
 
-std::string to_string(RunStatus status) {
-  switch (status) {
-    case RunStatus::Completed:
-      return "completed";
-    case RunStatus::Stopped:
-      return "stopped";
-    case RunStatus::NonFinite:
-      return "non_finite";
-    case RunStatus::Exploded:
-      return "exploded";
-    case RunStatus::SolverFailed:
-      return "solver_failed";
-    case RunStatus::StepTooSmall:
-      return "step_too_small";
-    case RunStatus::ControllerFailed:
-      return "controller_failed";
-    case RunStatus::Error:
-      return "error";
-    case RunStatus::Interrupted:
-      return "interrupted";
-  }
-  return "?";
-}
+Integrator parse_integrator(const std::string& text) { return parse_enum(kIntegrators, text, "integrator"); }
+
+std::string to_string(RunStatus status) { return std::string(enum_name(kRunStatuses, status)); }
 
 void SimulationOptions::validate() const {
   auto positive = [](double x, const char* field) {

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "articula/constraints/frame_constraint.hpp"
+#include "articula/common/enum_names.hpp"
 #include "articula/io/urdf.hpp"
 
 namespace articula {
@@ -54,29 +55,17 @@ double Motor::effort(double u, double qd) const {
   return sat - viscous * qd - coulomb * std::tanh(qd / coulomb_velocity);
 }
 
-std::string to_string(SensorType type) {
-  switch (type) {
-    case SensorType::Encoder:
-      return "encoder";
-    case SensorType::Effort:
-      return "effort";
-    case SensorType::Imu:
-      return "imu";
-    case SensorType::ForceTorque:
-      return "force_torque";
-    case SensorType::Position:
-      return "position";
-  }
-  return "?";
-}
+namespace {
+constexpr EnumNames<SensorType, 5> kSensorTypes{{{SensorType::Encoder, "encoder"},
+                                                 {SensorType::Effort, "effort"},
+                                                 {SensorType::Imu, "imu"},
+                                                 {SensorType::ForceTorque, "force_torque"},
+                                                 {SensorType::Position, "position"}}};
+}  // namespace
 
-SensorType parse_sensor_type(const std::string& text) {
-  for (SensorType t :
-       {SensorType::Encoder, SensorType::Effort, SensorType::Imu, SensorType::ForceTorque, SensorType::Position})
-    if (to_string(t) == text) return t;
-  throw std::invalid_argument("unknown sensor type '" + text +
-                              "'; expected encoder, effort, imu, force_torque or position");
-}
+std::string to_string(SensorType type) { return std::string(enum_name(kSensorTypes, type)); }
+
+SensorType parse_sensor_type(const std::string& text) { return parse_enum(kSensorTypes, text, "sensor type"); }
 
 std::vector<std::string> Sensor::channels() const {
   switch (type) {

@@ -11,15 +11,18 @@
 #include <stdexcept>
 #include <unordered_set>
 
+#include "articula/common/enum_names.hpp"
+
 namespace articula {
 
-std::string to_string(LogFormat format) { return format == LogFormat::Csv ? "csv" : "hdf5"; }
+namespace {
+constexpr EnumNames<LogFormat, 3> kLogFormats{
+    {{LogFormat::Csv, "csv"}, {LogFormat::Hdf5, "hdf5"}, {LogFormat::Hdf5, "h5"}}};
+}  // namespace
 
-LogFormat parse_log_format(const std::string& text) {
-  if (text == "csv") return LogFormat::Csv;
-  if (text == "hdf5" || text == "h5") return LogFormat::Hdf5;
-  throw std::invalid_argument("parse_log_format: unknown log format '" + text + "' (expected csv, hdf5 or h5)");
-}
+std::string to_string(LogFormat format) { return std::string(enum_name(kLogFormats, format)); }
+
+LogFormat parse_log_format(const std::string& text) { return parse_enum(kLogFormats, text, "log format"); }
 
 std::unique_ptr<LogSink> make_log(LogFormat format, const std::string& stem, double flush_period) {
   if (format == LogFormat::Csv) return make_csv_log(stem + ".csv", flush_period);

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "articula/common/enum_names.hpp"
+
 namespace articula {
 namespace {
 
@@ -58,21 +60,15 @@ void normalize_quat(double* q) {
 
 }  // namespace
 
-std::string_view to_string(JointType type) {
-  switch (type) {
-    case JointType::Revolute:
-      return "revolute";
-    case JointType::Continuous:
-      return "continuous";
-    case JointType::Prismatic:
-      return "prismatic";
-    case JointType::Spherical:
-      return "spherical";
-    case JointType::FreeFlyer:
-      return "floating";
-  }
-  return "?";
-}
+namespace {
+constexpr EnumNames<JointType, 5> kJointTypes{{{JointType::Revolute, "revolute"},
+                                               {JointType::Continuous, "continuous"},
+                                               {JointType::Prismatic, "prismatic"},
+                                               {JointType::Spherical, "spherical"},
+                                               {JointType::FreeFlyer, "floating"}}};
+}  // namespace
+
+std::string_view to_string(JointType type) { return enum_name(kJointTypes, type); }
 
 int joint_nq(JointType type) {
   switch (type) {

@@ -261,7 +261,7 @@ EventAction read_action(const Build& b, const Node& n) {
 JumpForm jump_named(const Node& at) {
   const std::string s =
       at.one_of({"consistent", "auto", "naive", "none", "full", "range", "projector", "minimal", "locks"});
-  return s == "consistent" ? JumpForm::Auto : parse_jump_form(s);
+  return parse_jump_form(s);
 }
 
 void read_controller(Build& b) {

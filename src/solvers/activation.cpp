@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "articula/common/check.hpp"
+#include "articula/common/enum_names.hpp"
 #include "articula/constraints/joint_lock.hpp"
 #include "articula/dynamics/crba.hpp"
 #include "dense_solve.hpp"
@@ -15,36 +16,21 @@
 
 namespace articula {
 
-std::string to_string(JumpForm form) {
-  switch (form) {
-    case JumpForm::Auto:
-      return "auto";
-    case JumpForm::Full:
-      return "full";
-    case JumpForm::Range:
-      return "range";
-    case JumpForm::Projector:
-      return "projector";
-    case JumpForm::Minimal:
-      return "minimal";
-    case JumpForm::Locks:
-      return "locks";
-    case JumpForm::Naive:
-      return "naive";
-    case JumpForm::None:
-      return "none";
-  }
-  return "?";
-}
+namespace {
+constexpr EnumNames<JumpForm, 9> kJumpForms{{{JumpForm::Auto, "auto"},
+                                             {JumpForm::Auto, "consistent"},
+                                             {JumpForm::Full, "full"},
+                                             {JumpForm::Range, "range"},
+                                             {JumpForm::Projector, "projector"},
+                                             {JumpForm::Minimal, "minimal"},
+                                             {JumpForm::Locks, "locks"},
+                                             {JumpForm::Naive, "naive"},
+                                             {JumpForm::None, "none"}}};
+}  // namespace
 
-JumpForm parse_jump_form(const std::string& text) {
-  for (JumpForm f : {JumpForm::Auto, JumpForm::Full, JumpForm::Range, JumpForm::Projector, JumpForm::Minimal,
-                     JumpForm::Locks, JumpForm::Naive, JumpForm::None})
-    if (text == to_string(f)) return f;
-  if (text == "consistent") return JumpForm::Auto;
-  throw std::invalid_argument("unknown jump form '" + text +
-                              "' (expected auto/consistent, full, range, projector, minimal, locks, naive or none)");
-}
+std::string to_string(JumpForm form) { return std::string(enum_name(kJumpForms, form)); }
+
+JumpForm parse_jump_form(const std::string& text) { return parse_enum(kJumpForms, text, "jump form"); }
 
 const VectorX& JumpResult::Lambda_of(const std::string& name) const {
   for (std::size_t i = 0; i < names.size(); ++i)

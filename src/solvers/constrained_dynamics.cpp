@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "articula/common/check.hpp"
+#include "articula/common/enum_names.hpp"
 #include "articula/dynamics/aba.hpp"
 #include "articula/dynamics/crba.hpp"
 #include "articula/dynamics/jacobian.hpp"
@@ -15,49 +16,29 @@
 
 namespace articula {
 
-std::string to_string(ConstrainedMethod method) {
-  switch (method) {
-    case ConstrainedMethod::Auto:
-      return "auto";
-    case ConstrainedMethod::Kkt:
-      return "kkt";
-    case ConstrainedMethod::RangeSpace:
-      return "range";
-    case ConstrainedMethod::NullSpace:
-      return "null";
-    case ConstrainedMethod::Hybrid:
-      return "hybrid";
-  }
-  return "?";
-}
+namespace {
+constexpr EnumNames<ConstrainedMethod, 7> kMethods{{{ConstrainedMethod::Auto, "auto"},
+                                                    {ConstrainedMethod::Kkt, "kkt"},
+                                                    {ConstrainedMethod::RangeSpace, "range"},
+                                                    {ConstrainedMethod::RangeSpace, "range_space"},
+                                                    {ConstrainedMethod::NullSpace, "null"},
+                                                    {ConstrainedMethod::NullSpace, "null_space"},
+                                                    {ConstrainedMethod::Hybrid, "hybrid"}}};
+constexpr EnumNames<SolveStatus, 6> kStatuses{{{SolveStatus::Ok, "ok"},
+                                               {SolveStatus::Redundant, "redundant rows"},
+                                               {SolveStatus::SingularPose, "singular pose"},
+                                               {SolveStatus::Inconsistent, "inconsistent rows"},
+                                               {SolveStatus::Singular, "singular"},
+                                               {SolveStatus::NonFinite, "non-finite"}}};
+}  // namespace
+
+std::string to_string(ConstrainedMethod method) { return std::string(enum_name(kMethods, method)); }
 
 ConstrainedMethod parse_method(const std::string& text) {
-  if (text == "auto") return ConstrainedMethod::Auto;
-  if (text == "kkt") return ConstrainedMethod::Kkt;
-  if (text == "range" || text == "range_space") return ConstrainedMethod::RangeSpace;
-  if (text == "null" || text == "null_space") return ConstrainedMethod::NullSpace;
-  if (text == "hybrid") return ConstrainedMethod::Hybrid;
-  throw std::invalid_argument("unknown constrained-dynamics method '" + text +
-                              "' (expected auto, kkt, range, null or hybrid)");
+  return parse_enum(kMethods, text, "constrained-dynamics method");
 }
 
-std::string to_string(SolveStatus status) {
-  switch (status) {
-    case SolveStatus::Ok:
-      return "ok";
-    case SolveStatus::Redundant:
-      return "redundant rows";
-    case SolveStatus::SingularPose:
-      return "singular pose";
-    case SolveStatus::Inconsistent:
-      return "inconsistent rows";
-    case SolveStatus::Singular:
-      return "singular";
-    case SolveStatus::NonFinite:
-      return "non-finite";
-  }
-  return "?";
-}
+std::string to_string(SolveStatus status) { return std::string(enum_name(kStatuses, status)); }
 
 ConstrainedWorkspace::ConstrainedWorkspace(const Model& model, int max_rows) : nv(model.nv) {
   prescribed.assign(static_cast<std::size_t>(model.njoints), 0);

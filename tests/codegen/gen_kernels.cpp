@@ -1,11 +1,13 @@
 // Build-time helper of the test suite: writes the generated kernels (articula::generate_kernels)
-// of every bundled model and of both mixed models, all with armature, into argv[1]. The test
+// of the bundled models, the mixed models (all with armature) and the standing humanoid into
+// argv[1]; only those named after it (without the "test_" prefix) if any are named. The test
 // executable compiles them and checks them against the runtime recursions
 // (generated_kernels_test.cpp).
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 
 #include "test_models.hpp"
 
@@ -29,10 +31,12 @@ void generate(const std::filesystem::path& dir, articula::Model model, const std
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::cerr << "usage: gen_kernels OUTPUT_DIR\n";
+  if (argc < 2) {
+    std::cerr << "usage: gen_kernels OUTPUT_DIR [NAME...]\n";
     return 2;
   }
+  const std::set<std::string> names(argv + 2, argv + argc);
+  auto wanted = [&](const std::string& name) { return names.empty() || names.count(name) > 0; };
   try {
     const std::filesystem::path dir(argv[1]);
     std::filesystem::create_directories(dir);
@@ -46,14 +50,19 @@ int main(int argc, char** argv) {
         {"pendulum3r", {{"tip", false}}},  // planar: the out-of-plane row is zero for every q
     };
     for (const auto& c : articula::test::all_models()) {
+      if (!wanted(c.name)) continue;
       const auto it = held.find(c.name);
       generate(dir, articula::test::load(c), "test_" + c.name, 1e-9,
                it == held.end() ? std::vector<articula::HeldFrame>{} : it->second);
     }
-    generate(dir, articula::test::load(articula::test::all_models()[2]), "test_ur5_exact", 0.0);
-    generate(dir, articula::test::mixed_model(false), "test_mixed_fixed");
-    generate(dir, articula::test::mixed_model(true), "test_mixed_floating", 1e-9, {{"tip", true}, {"leg", false}});
-    generate(dir, articula::test::mixed_model(true), "test_mixed_twice", 1e-9, {{"tip", true}, {"tip", false}});
+    if (wanted("ur5_exact"))
+      generate(dir, articula::test::load(articula::test::all_models()[2]), "test_ur5_exact", 0.0);
+    if (wanted("mixed_fixed")) generate(dir, articula::test::mixed_model(false), "test_mixed_fixed");
+    if (wanted("mixed_floating"))
+      generate(dir, articula::test::mixed_model(true), "test_mixed_floating", 1e-9, {{"tip", true}, {"leg", false}});
+    if (wanted("mixed_twice"))
+      generate(dir, articula::test::mixed_model(true), "test_mixed_twice", 1e-9, {{"tip", true}, {"tip", false}});
+    if (!wanted("standing_humanoid")) return 0;
     // The standing humanoid of the engine tests: its Robot's model (motors' reflected inertia in
     // the armature), both soles welded — for Simulator::use_generated.
     const articula::test::StandingHumanoid h = articula::test::standing_humanoid();

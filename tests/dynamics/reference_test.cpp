@@ -83,7 +83,10 @@ TEST_P(ReferenceTest, AbaMatchesOtherEngine) {
 
 INSTANTIATE_TEST_SUITE_P(Engines, ReferenceTest,
                          ::testing::Combine(::testing::Values("pendulum3r", "ur5", "panda", "solo12", "talos"),
-                                            ::testing::Values("dart", "simbody")));
+                                            ::testing::Values("dart", "simbody")),
+                         [](const auto& info) {
+                           return std::string(std::get<0>(info.param)) + "_" + std::get<1>(info.param);
+                         });
 
 }  // namespace
 }  // namespace articula

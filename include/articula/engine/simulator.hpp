@@ -1,14 +1,16 @@
 #pragma once
-/// The simulation loop (ARCHITECTURE.md, pipeline steps 7–10): a Robot integrated on its
-/// configuration manifold, a controller at its own period, events that switch constraints
+/// The simulation loop (ARCHITECTURE.md, "The pipeline", stages 1–8): a Robot integrated on
+/// its configuration manifold, a controller at its own period, events that switch constraints
 /// (with consistent, naive or no velocity jump), and telemetry.
 ///
-/// One evaluation of the right-hand side f(t, q, v):
-///   1. forward kinematics; elastic contact forces → external forces;
-///   2. motor efforts τ = sat(u) − friction(q̇) (u held from the last controller call, or the
+/// One evaluation of the right-hand side f(t, q, v) is stages 1–5 (Impl::rhs):
+///   1. forward kinematics; 2. elastic contact forces → external forces;
+///   3. motor efforts τ = sat(u) − friction(q̇) (u held from the last controller call, or the
 ///      controller called now when its period is 0);
-///   3. ABA when no constraint is enabled, else constrained_forward_dynamics() (method chosen
-///      by options.method) with the contacts' forces as external forces.
+///   4 + 5. ABA when no constraint is enabled, else constrained_forward_dynamics() (method
+///      chosen by options.method; it computes the active rows, stage 4) with the contacts'
+///      forces as external forces.
+/// Each step then integrates (6), applies the events of its instants (7) and records (8).
 ///
 /// Events at one instant are applied in this order (docs/engine.md): events sorted by time,
 /// then by registration order; their actions gathered as: disables, command changes, then all

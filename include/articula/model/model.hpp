@@ -63,7 +63,7 @@ struct Model {
   Motion gravity{Vector3(0, 0, -9.81), Vector3::Zero()};
 
   // Per joint (size njoints), precomputed by ModelBuilder::build() for the recursions' fast
-  // paths (dynamics/joint_motion.hpp). A Model without it (empty) takes the general paths.
+  // paths (src/dynamics/joint_motion.hpp). A Model without it (empty) takes the general paths.
   std::vector<int> axis_index;  // k when a revolute/continuous/prismatic axis is exactly ±e_k, else −1
 
   // Look-ups; throw std::invalid_argument naming the missing name and listing valid ones.
