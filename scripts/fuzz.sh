@@ -33,6 +33,8 @@ build "$dir" --target "${targets[@]/#/fuzz_}"
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
+# urdfdom's own leak on a failed parse is suppressed, as in CI's sanitizer step (.ci/lsan.supp).
+export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$ARTICULA_ROOT/.ci/lsan.supp}"
 work="$ARTICULA_ROOT/$dir/work"
 findings="$ARTICULA_ROOT/$dir/findings"
 mkdir -p "$findings"

@@ -70,7 +70,7 @@ class FigureSink final : public LogSink {
 // frame's body (RBDA §2.13: inertias of rigidly joined bodies add in a common frame).
 Model case_model(const StoppingStudy& s, const StoppingCase& c) {
   Model m = *s.model;
-  m.gravity = Motion(s.gravity, Vector3::Zero());
+  m.gravity = Motion{s.gravity, Vector3::Zero()};
   const double f = s.payloads[c.payload];
   if (s.payload.rated_mass > 0.0) {
     const Frame& fr = m.frames[m.frame_id(s.payload.frame)];

@@ -78,6 +78,14 @@ TEST(ScenarioInput, ASecondYamlDocumentIsAnError) {
   EXPECT_THROW(load_scenario(empty.path), ScenarioError);
 }
 
+// yaml-cpp 0.7's LoadAll never gets past a ',' at the top level (found by fuzz_scenario: it hung).
+TEST(ScenarioInput, AStrayCommaIsAnErrorNotAHang) {
+  const BadFile f = write_file("stray_comma", ",\n" + model());
+  expect_error(f, ",", "", {"malformed YAML", "','"});
+  const BadFile after = write_file("stray_comma_after", model() + "duration: 1\n,\n");
+  EXPECT_THROW(load_scenario(after.path), ScenarioError);
+}
+
 TEST(ScenarioInput, AdaptiveKeysUnderAFixedStepMethodAreErrors) {
   const BadFile f = write_file("rk4_tolerance", model() + "duration: 1\nintegrator: {method: rk4, abs_tol: 1e-6}\n");
   expect_error(f, "1e-6", "integrator.abs_tol", {"dopri5", "rk4"});
