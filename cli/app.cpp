@@ -29,6 +29,7 @@ int run_cli(int argc, char** argv, bool parse_only) {
   add(&add_run_command);
   add(&add_codegen_command);
   add(&add_stopping_command);
+  add(&add_view_command);
   // An unknown first word: name it and list the commands (CLI11 would only say that a
   // subcommand is required).
   if (argc > 1 && argv[1][0] != '-') {

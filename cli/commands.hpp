@@ -4,6 +4,9 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <string>
+#include <vector>
+
+#include "articula/io/replay.hpp"
 
 namespace articula::cli {
 
@@ -14,11 +17,22 @@ Command add_estop_command(CLI::App& app);
 Command add_run_command(CLI::App& app);
 Command add_codegen_command(CLI::App& app);
 Command add_stopping_command(CLI::App& app);
+Command add_view_command(CLI::App& app);
 
 /// Throws std::invalid_argument "cannot read the WHAT 'PATH' (PROBLEM)" when `path` is not a
 /// readable regular file (input_file_problem(): a FIFO, a device such as /dev/zero, a folder,
 /// missing), before anything reads it.
 void require_input_file(const std::string& path, const char* what);
+
+/// One log of a replay page: its label and file.
+struct ViewLog {
+  std::string label, path;
+};
+/// Writes the replay page `html` of `logs` (the first solid, the others ghosts) for `robot`
+/// (view_command.cpp; also `run --html`, `estop --html`). Prints what it wrote, or the error as
+/// "articula COMMAND: error: …"; returns 0 or 2.
+int write_view_html(const Robot& robot, const std::vector<ViewLog>& logs, const std::string& html,
+                    const ReplayOptions& options, const char* command);
 
 /// The whole command line: registers every subcommand, parses argv and runs the chosen one.
 /// Returns the exit code. parse_only: stop after parsing (0 when the arguments parse), for

@@ -13,6 +13,7 @@
 
 #include "articula/articula.hpp"
 #include "articula/scenario/scenario.hpp"
+#include "bundled_files.hpp"
 #include "commands.hpp"
 #include "interrupt.hpp"
 
@@ -32,34 +33,11 @@ struct EstopOptions {
   LogFormat format = LogFormat::Csv;
   std::string format_text = "csv";
   std::string plot;
+  std::string html;  // --html: the replay page of the runs (the first solid, the others ghosts)
   bool pendulum = false;
   std::string brakes_model = "ideal";  // ideal | pin | friction (docs/brakes.md)
   std::string brake_torque;            // friction: N m at the joint, one or one per brake event
 };
-
-// The bundled models/ folder: $ARTICULA_MODELS_DIR, then <exe>/../share/articula/models (an
-// install, wherever it was moved), then the source tree and the configured install prefix
-// (compile-time paths). Throws std::runtime_error listing the places tried.
-fs::path bundled_models_dir() {
-  std::vector<fs::path> tried;
-  if (const char* env = std::getenv("ARTICULA_MODELS_DIR"); env && *env) tried.emplace_back(env);
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) tried.push_back(exe.parent_path().parent_path() / "share" / "articula" / "models");
-#ifdef ARTICULA_MODELS_DIR
-  tried.emplace_back(ARTICULA_MODELS_DIR);
-#endif
-#ifdef ARTICULA_INSTALL_MODELS_DIR
-  tried.emplace_back(ARTICULA_INSTALL_MODELS_DIR);
-#endif
-  std::string list;
-  for (const fs::path& p : tried) {
-    if (fs::is_regular_file(p / "rx130_standin.urdf", ec)) return p;
-    list += "\n  " + p.string();
-  }
-  throw std::runtime_error("cannot find the bundled models (rx130_standin.urdf); looked in:" + list +
-                           "\nset ARTICULA_MODELS_DIR or give --model");
-}
 
 std::string trim(const std::string& s) {
   const auto b = s.find_first_not_of(" \t");
@@ -239,34 +217,6 @@ void print_real_brakes(const Model& model, const BrakeStudyConfig& cfg, const Br
     for (const std::string& n : e.names)
       if (n.ends_with(".stick") || n.ends_with(".release") || n.ends_with(".slip_through") || n.ends_with(".overload"))
         std::printf("  t = %.4f s  %s\n", e.time, n.c_str());
-}
-
-// Locates tools/plot_log.py: $ARTICULA_TOOLS_DIR, <exe>/../share/articula/tools, the source tree.
-std::optional<fs::path> plot_tool() {
-  std::vector<fs::path> tried;
-  if (const char* env = std::getenv("ARTICULA_TOOLS_DIR"); env && *env) tried.emplace_back(env);
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) tried.push_back(exe.parent_path().parent_path() / "share" / "articula" / "tools");
-#ifdef ARTICULA_TOOLS_DIR
-  tried.emplace_back(ARTICULA_TOOLS_DIR);
-#endif
-  for (const fs::path& p : tried)
-    if (fs::is_regular_file(p / "plot_log.py", ec)) return p / "plot_log.py";
-  return std::nullopt;
-}
-
-// A python3 that has matplotlib: the one on PATH, else the system's (Debian python3-matplotlib).
-std::optional<std::string> python_with_matplotlib() {
-  for (const char* python : {"python3", "/usr/bin/python3"})
-    if (std::system((std::string(python) + " -c 'import matplotlib' >/dev/null 2>&1").c_str()) == 0) return python;
-  return std::nullopt;
-}
-
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
 }
 
 struct Column {
@@ -501,6 +451,7 @@ int run_estop(const EstopOptions& o) {
     fs::create_directories(dir);
     std::printf("\n");
     std::vector<std::string> csv_logs, labels;
+    std::vector<ViewLog> view_logs;
     for (std::size_t k = 0; k < cols.size(); ++k) {
       std::string path;
       const JumpForm form = runs[k].first == "naive" ? JumpForm::Naive : JumpForm::Auto;
@@ -517,6 +468,7 @@ int run_estop(const EstopOptions& o) {
         code = 1;
       }
       if (o.format == LogFormat::Csv) csv_logs.push_back(path), labels.push_back(runs[k].first);
+      view_logs.push_back({runs[k].first, path});
     }
     if (o.brakes_model != "ideal") {
       std::string path;
@@ -537,9 +489,16 @@ int run_estop(const EstopOptions& o) {
         code = 1;
       }
       if (o.format == LogFormat::Csv) csv_logs.push_back(path), labels.push_back(o.brakes_model);
+      view_logs.push_back({o.brakes_model + " brakes", path});
+    }
+    if (!o.html.empty()) {
+      ReplayOptions view;
+      view.title = "Emergency stop of " + model.name + ": " + view_logs.front().label + " (solid) against the others";
+      view.path_frame = cfg.flange_frame.empty() ? model.frames.back().name : cfg.flange_frame;
+      if (const int c = write_view_html(Robot(model), view_logs, o.html, view, "estop")) code = c;
     }
     if (!o.plot.empty()) {
-      const auto tool = plot_tool();
+      const auto tool = tool_script("plot_log.py");
       if (o.format != LogFormat::Csv) {
         std::fprintf(stderr, "articula estop: --plot needs --format csv; no plot drawn\n");
       } else if (const auto python = python_with_matplotlib(); !tool || !python) {
@@ -589,6 +548,7 @@ Command add_estop_command(CLI::App& app) {
   sub->add_option("--format", o->format_text, "Log format: csv or hdf5")
       ->check(CLI::IsMember({"csv", "hdf5", "h5"}))
       ->capture_default_str();
+  sub->add_option("--html", o->html, "Also write the replay page of the runs (3D viewer, docs/viewer.md)");
   sub->add_option("--plot", o->plot,
                   "Also draw the joint angles and energy of both runs into this PNG "
                   "(tools/plot_log.py; needs python3-matplotlib)");

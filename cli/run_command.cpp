@@ -26,6 +26,9 @@ struct RunOptions {
   std::optional<double> duration;
   bool quiet = false;
   bool joint_limits = false;
+  bool compiled = false;
+  std::string cache_dir;
+  std::string html;                                // --html: the replay page of the run's first log
   const CLI::Option* joint_limits_flag = nullptr;  // given (either way) when its count() > 0
 };
 
@@ -114,6 +117,31 @@ void print_summary(const Scenario& s, const RunResult& r, bool quiet) {
   for (const std::string& f : files) std::printf("  log   %s\n", f.c_str());
 }
 
+// --compiled: the model's kernels from the cache, or compiled now (docs/codegen.md). Without a
+// compiler, or when it fails, one notice and the runtime algorithms.
+void use_compiled_kernels(Scenario& s, const RunOptions& o) {
+  CompileOptions c;
+  c.cache_dir = o.cache_dir;
+  c.held_frames = compilable_held_frames(*s.robot);
+  try {
+    const auto k = compile_kernels(s.robot->model(), c);
+    s.simulator->use_compiled(k);
+    if (k->from_cache)
+      std::printf("articula run: compiled kernels loaded from the cache in %.0f ms (%s)\n", 1e3 * k->seconds,
+                  k->library.c_str());
+    else
+      std::printf("articula run: kernels compiled in %.2f s (%d units, %s), cached in %s\n", k->seconds, k->units,
+                  c.flags.c_str(), kernel_cache_dir(c).c_str());
+    if (!s.robot->contacts().empty())
+      std::printf(
+          "articula run: note: the compiled kernels take no contact forces; with contacts the runtime "
+          "algorithms run\n");
+  } catch (const CompileError& e) {
+    std::fprintf(stderr, "articula run: notice: %s; running with the runtime algorithms\n", e.what());
+  }
+  std::fflush(stdout);
+}
+
 int run(const RunOptions& o) {
   ScenarioOverrides overrides;
   if (!o.output.empty()) overrides.out_dir = o.output;
@@ -135,6 +163,7 @@ int run(const RunOptions& o) {
     std::fprintf(stderr, "articula run: error: %s\n", e.what());
     return 2;
   }
+  if (o.compiled) use_compiled_kernels(s, o);
   const bool terminal = !o.quiet && ::isatty(STDERR_FILENO);
   RunResult r;
   try {
@@ -150,6 +179,16 @@ int run(const RunOptions& o) {
   if (r.status == RunStatus::Interrupted) {
     std::fprintf(stderr, "articula run: interrupted at t = %g s; the logs hold the run up to there\n", r.t);
     return 130;  // 128 + SIGINT, as a shell reports a Ctrl-C
+  }
+  if (!o.html.empty()) {
+    const std::vector<std::string> files = output_files(s);
+    if (files.empty()) {
+      std::fprintf(stderr, "articula run: error: --html needs a log, and the scenario writes none\n");
+      return 2;
+    }
+    ReplayOptions view;
+    view.title = s.name + (s.description.empty() ? "" : ": " + s.description);
+    if (const int code = write_view_html(*s.robot, {{s.name, files.front()}}, o.html, view, "run")) return code;
   }
   if (!r.ok()) {
     std::fprintf(stderr, "articula run: the run failed (%s): %s\n", to_string(r.status).c_str(), r.message.c_str());
@@ -174,6 +213,10 @@ Command add_run_command(CLI::App& app) {
   o->joint_limits_flag =
       sub->add_flag("--joint-limits,!--no-joint-limits", o->joint_limits,
                     "Enforce the URDF joint position limits as exact stops (or not), whatever the file says");
+  sub->add_flag("--compiled", o->compiled,
+                "Generate and compile this model's kernels (cached; docs/codegen.md) and run on them where they apply");
+  sub->add_option("--html", o->html, "Also write the run's replay page (3D viewer, docs/viewer.md) to this file");
+  sub->add_option("--cache-dir", o->cache_dir, "Cache folder of --compiled (default $XDG_CACHE_HOME/articula)");
   return [o] { return run(*o); };
 }
 

@@ -18,6 +18,7 @@
 
 #include "articula/scenario/scenario.hpp"
 #include "articula/study/stopping.hpp"
+#include "bundled_files.hpp"
 #include "commands.hpp"
 
 namespace articula::cli {
@@ -34,39 +35,10 @@ struct StoppingOptions {
   bool quiet = false;
 };
 
-// The bundled study: $ARTICULA_STUDIES_DIR, <exe>/../share/articula/studies, the source tree.
+// The bundled study (bundled_files.hpp's lookup), else the relative path for the error message.
 std::string default_study() {
-  std::vector<fs::path> tried;
-  if (const char* env = std::getenv("ARTICULA_STUDIES_DIR"); env && *env) tried.emplace_back(env);
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) tried.push_back(exe.parent_path().parent_path() / "share" / "articula" / "studies");
-#ifdef ARTICULA_STUDIES_DIR
-  tried.emplace_back(ARTICULA_STUDIES_DIR);
-#endif
-  for (const fs::path& p : tried)
-    if (fs::is_regular_file(p / "rx130_stopping.yaml", ec)) return (p / "rx130_stopping.yaml").string();
+  if (auto dir = find_bundled_dir("studies", "rx130_stopping.yaml")) return (*dir / "rx130_stopping.yaml").string();
   return "studies/rx130_stopping.yaml";
-}
-
-std::optional<fs::path> plot_tool() {
-  std::vector<fs::path> tried;
-  if (const char* env = std::getenv("ARTICULA_TOOLS_DIR"); env && *env) tried.emplace_back(env);
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) tried.push_back(exe.parent_path().parent_path() / "share" / "articula" / "tools");
-#ifdef ARTICULA_TOOLS_DIR
-  tried.emplace_back(ARTICULA_TOOLS_DIR);
-#endif
-  for (const fs::path& p : tried)
-    if (fs::is_regular_file(p / "plot_stopping.py", ec)) return p / "plot_stopping.py";
-  return std::nullopt;
-}
-
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
 }
 
 void write_file(const fs::path& path, const std::string& text) {
@@ -209,14 +181,12 @@ int run_stopping(const StoppingOptions& o) {
                 (dir / "stopping.csv").string().c_str(), (dir / "stopping.json").string().c_str(), plan.items(), wall,
                 ranks.size, jobs);
     if (o.plot) {
-      const auto tool = plot_tool();
+      const auto tool = tool_script("plot_stopping.py");
       if (!tool) {
         std::fprintf(stderr, "articula stopping: --plot needs tools/plot_stopping.py; no plot drawn\n");
         return 1;
       }
-      // Debian's python3 has matplotlib (python3-matplotlib); the one on PATH may not.
-      const std::string python =
-          std::system("python3 -c 'import matplotlib' >/dev/null 2>&1") == 0 ? "python3" : "/usr/bin/python3";
+      const std::string python = python_with_matplotlib().value_or("/usr/bin/python3");
       const std::string cmd = python + " " + shell_quote(tool->string()) + " " +
                               shell_quote((dir / "stopping.csv").string()) + " -o " + shell_quote(dir.string()) +
                               " --ideal --title " + shell_quote(study.model->name);

@@ -3,24 +3,24 @@
 The C++ library (``include/articula/articula.hpp``) from Python, with NumPy arrays:
 models and their ``Data``, kinematics, Jacobians, ``rnea`` / ``crba`` / ``aba``, energies, every
 constraint type (``CallbackConstraint`` in Python), constrained dynamics, velocity jumps,
-``Robot`` / ``Simulator`` with Python controllers and guards, scenario files, the e-stop study
-and ``read_log``. Conventions (docs/python.md):
+``Robot`` / ``Simulator`` with Python controllers and guards, scenario files, the e-stop study,
+the stopping study (``stopping``) and ``read_log``. Conventions (docs/python.md):
 
 - arrays are float64; any array-like is accepted as input; a wrong shape raises
   ``ArgumentError`` (a ``ValueError``) naming the argument and the expected shape;
 - functions return new arrays (copies); ``Data`` attributes are read-only views into it;
 - C++ errors become ``articula.Error`` subclasses with the library's message.
 """
-import csv as _csv
 import os as _os
 
 from ._core import *  # noqa: F401,F403
-from ._core import _read_csv, _read_hdf5, _default_estop_config, _default_pendulum_config
+from ._core import _read_log, _default_estop_config, _default_pendulum_config
 from . import _core
-from ._paths import MODELS_DIR as _MODELS_DIR, SCENARIOS_DIR as _SCENARIOS_DIR
+from ._paths import MODELS_DIR as _MODELS_DIR, SCENARIOS_DIR as _SCENARIOS_DIR, STUDIES_DIR as _STUDIES_DIR
 
 __all__ = [n for n in dir(_core) if not n.startswith("_")] + [
-    "read_log", "Log", "models_dir", "scenarios_dir", "default_estop_config", "default_pendulum_config"]
+    "read_log", "Log", "models_dir", "scenarios_dir", "studies_dir", "stopping", "default_estop_config",
+    "default_pendulum_config"]
 
 
 def models_dir():
@@ -31,6 +31,26 @@ def models_dir():
 def scenarios_dir():
     """The folder of the bundled scenario files."""
     return _SCENARIOS_DIR
+
+
+def studies_dir():
+    """The folder of the bundled study files (rx130_stopping.yaml)."""
+    return _os.environ.get("ARTICULA_STUDIES_DIR") or _STUDIES_DIR
+
+
+def stopping(study=None, samples=0, seed=1, jobs=1):
+    """The ISO 10218-1 Annex B stopping sweep, as ``articula stopping`` runs it (docs/stopping.md).
+
+    ``study``: a path or a :class:`StoppingStudy` (default: the bundled RX130 stand-in study).
+    ``samples`` > 0 draws brake delays and torques within the study's tolerances (per case from
+    ``seed``); ``jobs`` threads run the cases, with the GIL released. Returns ``(study, results)``:
+    a list of :class:`StoppingCaseResult`; ``stopping_csv(study, results)`` gives the CLI's CSV.
+    """
+    if study is None:
+        study = _os.path.join(studies_dir(), "rx130_stopping.yaml")
+    if not isinstance(study, StoppingStudy):  # noqa: F405 (from _core)
+        study = load_stopping_study(_os.fspath(study))  # noqa: F405
+    return study, run_stopping_sweep(study, samples, seed, jobs)  # noqa: F405
 
 
 def default_estop_config(models_dir_=None):
@@ -87,27 +107,6 @@ class Log:
         return f"<Log {self.path!r} ({self.format}): {len(self)} rows, {len(self.columns)} columns, {self.status}>"
 
 
-def _csv_sibling(path, suffix):
-    stem = path[:-4] if path.endswith(".csv") else path
-    return stem + suffix
-
-
-def _read_status_yaml(path):
-    if not _os.path.exists(path):
-        return {}
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    try:
-        import yaml
-        return yaml.safe_load(text) or {}
-    except ImportError:  # the file is flat "key: value" lines
-        out = {}
-        for line in text.splitlines():
-            k, _, v = line.partition(":")
-            out[k.strip()] = v.strip().strip('"')
-        return out
-
-
 def read_log(path):
     """Reads a CSV (``run.csv``) or HDF5 (``run.h5``) log into NumPy arrays by column name.
 
@@ -117,24 +116,6 @@ def read_log(path):
     be read or parsed.
     """
     path = _os.fspath(path)
-    if path.endswith((".h5", ".hdf5")):
-        columns, data, attrs, events = _read_hdf5(path)
-        return Log(path, "hdf5", columns, data, attrs, events)
-    columns, numbers = _read_csv(path)
+    fmt, columns, numbers, status, events = _read_log(path)
     data = {c: numbers[:, j].copy() for j, c in enumerate(columns)}
-    events = {}
-    events_path = _csv_sibling(path, ".events.csv")
-    if _os.path.exists(events_path):
-        import numpy as np
-        with open(events_path, newline="", encoding="utf-8") as f:
-            rows = list(_csv.reader(f))
-        if rows:
-            header, body = rows[0], rows[1:]
-            for j, name in enumerate(header):
-                col = [r[j] for r in body]
-                try:
-                    events[name] = np.array([float(x) for x in col])
-                except ValueError:
-                    events[name] = col
-    status = _read_status_yaml(_csv_sibling(path, ".status.yaml"))
-    return Log(path, "csv", columns, data, status, events)
+    return Log(path, fmt, columns, data, status, events)

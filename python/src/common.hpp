@@ -116,6 +116,7 @@ void init_constraints(py::module_& m);
 void init_solvers(py::module_& m);
 void init_engine(py::module_& m);
 void init_scenario(py::module_& m);
+void init_study(py::module_& m);
 void init_logs(py::module_& m);
 
 }  // namespace articula::python

@@ -213,5 +213,6 @@ PYBIND11_MODULE(_core, m) {
   ap::init_solvers(m);
   ap::init_engine(m);
   ap::init_scenario(m);
+  ap::init_study(m);
   ap::init_logs(m);
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "codegen/constrained.hpp"
+#include "codegen/fnv.hpp"
 #include "codegen/recursions.hpp"
 
 namespace articula {
@@ -58,21 +59,12 @@ Model snapped(const Model& model, double snap) {
   return out;
 }
 
-std::string hex64(std::uint64_t x) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(x));
-  return buf;
-}
-
 }  // namespace
 }  // namespace codegen
 
 std::string model_digest(const Model& model) {
-  std::uint64_t h = 14695981039346656037ull;  // FNV-1a, 64 bits
-  auto bytes = [&](const void* data, std::size_t n) {
-    const auto* b = static_cast<const unsigned char*>(data);
-    for (std::size_t k = 0; k < n; ++k) h = (h ^ b[k]) * 1099511628211ull;
-  };
+  codegen::Fnv fnv;
+  auto bytes = [&](const void* data, std::size_t n) { fnv.bytes(data, n); };
   auto num = [&](double x) { bytes(&x, sizeof x); };
   auto vec = [&](const auto& m) {
     for (Eigen::Index k = 0; k < m.size(); ++k) num(m.data()[k]);
@@ -93,7 +85,7 @@ std::string model_digest(const Model& model) {
   vec(model.armature);
   vec(model.gravity.v);
   vec(model.gravity.w);
-  return codegen::hex64(h);
+  return codegen::hex(fnv.value());
 }
 
 GeneratedKernels generate_kernels(const Model& original, const std::string& name, const CodegenOptions& options) {
@@ -137,23 +129,33 @@ GeneratedKernels generate_kernels(const Model& original, const std::string& name
                "/// qdd = M(q)^-1 (tau - h(q, v)): articula::aba without external forces.\n"
                "void aba(const double* q, const double* v, const double* tau, double* qdd);\n" +
                constrained.declarations + "\n}  // namespace articula::generated::" + name + "\n";
-  out.source = heading + "#include \"" + name +
-               ".hpp\"\n\n#include <cmath>\n#include <limits>\n\n#include \"articula/common/sincos.hpp\"\n" +
-               (constrained.definitions.empty() ? "" : "#include \"articula/model/joint.hpp\"  // log3\n") +
-               "\n// Every product is a named "
-               "temporary; those a kernel does not need are dropped by the compiler.\n#if defined(__GNUC__)\n#pragma "
-               "GCC diagnostic ignored \"-Wunused-variable\"\n#endif\n\nnamespace "
-               "articula::generated::" +
-               name +
-               " {\n\n// RNEA, RBDA §5.3 Table 5.1, body coordinates.\nvoid rnea(const double* q, const double* v, "
-               "const double* a, double* tau) {\n  (void)q, (void)v, (void)a, (void)tau;\n" +
-               rnea +
-               "}\n\n// CRBA, RBDA §6.2 Table 6.2, body coordinates.\nvoid crba(const double* q, double* M) {\n  "
-               "(void)q, (void)M;\n" +
-               crba +
-               "}\n\n// ABA, RBDA §7.3 Table 7.1, body coordinates.\nvoid aba(const double* q, const double* v, const "
-               "double* tau, double* qdd) {\n  (void)q, (void)v, (void)tau, (void)qdd;\n" +
-               aba + "}\n" + constrained.definitions + "\n}  // namespace articula::generated::" + name + "\n";
+  // One prologue for every unit; NAME.cpp is the prologue with every function.
+  const std::string prologue =
+      heading + "#include \"" + name +
+      ".hpp\"\n\n#include <cmath>\n#include <limits>\n\n#include \"articula/common/sincos.hpp\"\n" +
+      (constrained.definitions.empty() ? "" : "#include \"articula/model/joint.hpp\"  // log3\n") +
+      "\n// Every product is a named temporary; those a kernel does not need are dropped by the compiler.\n"
+      "#if defined(__GNUC__)\n#pragma GCC diagnostic ignored \"-Wunused-variable\"\n#endif\n\nnamespace "
+      "articula::generated::" +
+      name + " {\n";
+  const std::string epilogue = "\n}  // namespace articula::generated::" + name + "\n";
+  std::vector<std::string> functions{
+      "\n// RNEA, RBDA §5.3 Table 5.1, body coordinates.\nvoid rnea(const double* q, const double* v, const double* a, "
+      "double* tau) {\n  (void)q, (void)v, (void)a, (void)tau;\n" +
+          rnea + "}\n",
+      "\n// CRBA, RBDA §6.2 Table 6.2, body coordinates.\nvoid crba(const double* q, double* M) {\n  (void)q, "
+      "(void)M;\n" +
+          crba + "}\n",
+      "\n// ABA, RBDA §7.3 Table 7.1, body coordinates.\nvoid aba(const double* q, const double* v, const double* tau, "
+      "double* qdd) {\n  (void)q, (void)v, (void)tau, (void)qdd;\n" +
+          aba + "}\n"};
+  if (!constrained.definitions.empty()) functions.push_back(constrained.definitions);
+  out.source = prologue;
+  for (const std::string& f : functions) {
+    out.source += f;
+    out.units.push_back(prologue + f + epilogue);
+  }
+  out.source += epilogue;
   return out;
 }
 

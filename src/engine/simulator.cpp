@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "articula/constraints/frame_constraint.hpp"
 #include "articula/dynamics/aba.hpp"
 #include "articula/dynamics/energy.hpp"
 #include "articula/dynamics/kinematics.hpp"
@@ -137,8 +138,34 @@ void Simulator::use_generated(GeneratedDynamics kernels) {
   im.gen_kd.assign(kernels.held_frames.size(), 0.0);
   im.gen_lambda.setZero(rows);
   im.generated = std::move(kernels);
+  im.compiled_owner.reset();  // kernels of a library loaded before (use_compiled) are no longer used
   im.generated_frames.reserve(im.generated.held_frames.size());
   im.refresh_active(*this);
+}
+
+std::vector<HeldFrame> compilable_held_frames(const Robot& robot) {
+  std::vector<HeldFrame> held;
+  const ConstraintSet& set = robot.constraints();
+  for (const std::string& name : set.names()) {
+    const auto* fc = dynamic_cast<const FramePairConstraint*>(&set.get(name));
+    if (fc == nullptr || !fc->frame_b().empty()) return {};
+    auto same = [&](const AxisMask& m) { return std::equal(m.axis, m.axis + 6, fc->mask().axis); };
+    const bool weld = same(AxisMask::weld()), point = same(AxisMask::point());
+    if (!weld && !point) return {};
+    held.push_back({fc->frame_a(), weld});
+  }
+  return held;
+}
+
+void Simulator::use_compiled(std::shared_ptr<const CompiledKernels> kernels) {
+  if (!kernels) throw std::invalid_argument("use_compiled: no kernels");
+  GeneratedDynamics g;
+  g.model_digest = kernels->model_digest;
+  g.aba = kernels->aba;
+  g.held_frames = kernels->held_frames;
+  g.constrained_dynamics = kernels->constrained_dynamics;
+  use_generated(std::move(g));
+  impl_->compiled_owner = std::move(kernels);  // keeps the kernels' library loaded
 }
 
 long Simulator::generated_evaluations() const { return impl_->generated_calls; }

@@ -162,11 +162,13 @@ struct Simulator::Impl {
   // Generated kernels (Simulator::use_generated): `generated_match` when the enabled constraints
   // are the kernels' held frames (refresh_active); their inputs and λ, sized once.
   GeneratedDynamics generated;
+  std::shared_ptr<const void> compiled_owner;  // the library behind `generated` (use_compiled)
   bool generated_match = false;
   std::vector<const FramePairConstraint*> generated_frames;
   std::vector<double> gen_ref, gen_kp, gen_kd;
   VectorX gen_lambda;
   long generated_calls = 0;
+  bool data_has_kinematics = true;  ///< false after a generated kernel's evaluation: data.oMi, data.v are stale
   bool generated_rhs(VectorRef q, VectorRef v);
   Failure failure = Failure::None;
   std::string failure_message;

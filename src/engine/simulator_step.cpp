@@ -82,15 +82,19 @@ bool Simulator::Impl::rhs(Simulator& sim, VectorRef q, VectorRef v, Eigen::Ref<V
   }
   // Slipping friction brakes: −torque·s, s = sign(q̇) fixed over the segment (brakes.cpp).
   for (std::size_t k = 0; k < brake_run.size(); ++k)
-    if (brake_run[k].state == BrakeState::Slipping) tau[brake_run[k].iv] -= robot.brakes()[k].torque * brake_run[k].sign;
+    if (brake_run[k].state == BrakeState::Slipping)
+      tau[brake_run[k].iv] -= robot.brakes()[k].torque * brake_run[k].sign;
   const std::span<const Force> fe = with_contacts ? std::span<const Force>(f_ext) : std::span<const Force>();
+  data_has_kinematics = true;
   if (!constrained && generated.aba && !with_contacts) {
     generated.aba(q.data(), v.data(), tau.data(), data.ddq.data());
     ++generated_calls;
+    data_has_kinematics = false;
   } else if (!constrained) {
     aba(m, data, q, v, tau, fe);
   } else if (generated_match && !with_contacts && generated_rhs(q, v)) {
     ++generated_calls;
+    data_has_kinematics = false;
   } else {
     const SolveReport report =
         constrained_forward_dynamics(m, data, cws, robot.constraints(), q, v, tau, fe, sim.options_.method);
@@ -347,7 +351,8 @@ void Simulator::Impl::fill_row(Simulator& sim, double kinetic, double potential)
 
 void Simulator::Impl::log_sample(Simulator& sim, RunResult& result) {
   // The evaluation made just before every sample (at_instant) left the kinematics of (q, v) in
-  // `data`: the energies need no pass of their own.
+  // `data`: the energies need no pass of their own, unless a generated kernel made it.
+  if (!data_has_kinematics) forward_kinematics(*model, data, sim.q_, sim.v_);
   articula::mechanical_energy_from_kinematics(*model, data, sim.v_);
   fill_row(sim, data.kinetic_energy, data.potential_energy);
   const std::span<const double> values(row.data(), static_cast<std::size_t>(row.size()));

@@ -322,5 +322,20 @@ TEST(StoppingCli, BadStudyExitsTwoNamingTheKey) {
   EXPECT_NE(r.output.find("key 'speeds[2]'"), std::string::npos) << r.output;
 }
 
+// --plot draws one PNG per stop category (tools/plot_stopping.py) from the CSV just written.
+TEST(StoppingCli, PlotWritesOnePngPerCategory) {
+  if (std::system("/usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no python3 with matplotlib";
+  const test::ScratchDir dir("stopping_plot");
+  const std::string file = write_study(dir.path(), "small.yaml", {{"payloads: [0.33, 0.66, 1.0]", "payloads: [1.0]"}});
+  const test::CliResult r = test::run_cli("stopping '" + file + "' -q --plot -j 2 -o '" + dir.path() + "/out'");
+  ASSERT_EQ(r.code, 0) << r.output;
+  for (const char* cat : {"0", "1"}) {
+    const std::string png = read_text(dir.path() + "/out/stopping_cat" + cat + ".png");
+    ASSERT_GT(png.size(), 10000u) << "category " << cat << ": " << r.output;
+    EXPECT_EQ(png.substr(1, 3), "PNG") << "category " << cat;
+  }
+}
+
 }  // namespace
 }  // namespace articula

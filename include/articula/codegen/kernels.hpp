@@ -21,7 +21,10 @@ using JumpKernel = bool (*)(const double* q, const double* v_minus, double* v_pl
 struct GeneratedKernels {
   std::string header;  // NAME.hpp: the declarations, nq, nv and the model digest
   std::string source;  // NAME.cpp: the definitions (includes "NAME.hpp")
-  int lines = 0;       // statements emitted (rnea + crba + aba)
+  /// The same definitions split into translation units (rnea, crba, aba, then the constrained
+  /// kernels when there are held frames) that compile in parallel (compile_kernels()).
+  std::vector<std::string> units;
+  int lines = 0;  // statements emitted (rnea + crba + aba)
 };
 
 /// A frame held in the world, as FrameConstraint(name, frame, AxisMask::weld()) (6 rows:

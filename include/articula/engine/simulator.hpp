@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "articula/codegen/compiled.hpp"
 #include "articula/codegen/kernels.hpp"
 #include "articula/engine/robot.hpp"
 #include "articula/engine/telemetry.hpp"
@@ -165,6 +166,11 @@ struct GeneratedDynamics {
   ConstrainedKernel constrained_dynamics = nullptr;
 };
 
+/// The held frames to compile for `robot` (compile_kernels): its constraints, in their order,
+/// when every declared constraint is a FrameConstraint in the world with the weld or point
+/// mask; none otherwise (then only aba applies, while no constraint is enabled).
+std::vector<HeldFrame> compilable_held_frames(const Robot& robot);
+
 class Simulator {
  public:
   /// The robot must outlive the simulator. Throws for invalid options.
@@ -183,6 +189,9 @@ class Simulator {
   /// Uses generated kernels (see GeneratedDynamics). Throws std::invalid_argument if their digest
   /// is not the robot model's (kernels of another model, or of other armature / gravity).
   void use_generated(GeneratedDynamics kernels);
+  /// Uses kernels compiled on demand (compile_kernels(robot.model(), ...)) as use_generated
+  /// does, and keeps their library loaded while this simulator lives.
+  void use_compiled(std::shared_ptr<const CompiledKernels> kernels);
   /// Evaluations done by the generated kernels since construction (for checks and profiles).
   long generated_evaluations() const;
   /// Called with progress (t, duration) about every 0.1 s of wall time (terminal progress bars).
@@ -211,7 +220,7 @@ class Simulator {
   const std::vector<BrakeState>& brake_states() const { return brake_states_; }
   const VectorX& brake_torques() const { return brake_torques_; }
   const VectorX& brake_energy() const { return brake_energy_; }
-  std::vector<std::string> sensor_channels() const;             ///< "<sensor>.<channel>"
+  std::vector<std::string> sensor_channels() const;  ///< "<sensor>.<channel>"
   std::vector<std::string> log_columns() const;
   const Robot& robot() const { return robot_; }
   const SimulationOptions& options() const { return options_; }

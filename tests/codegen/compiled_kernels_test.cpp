@@ -1,0 +1,228 @@
+// Kernels compiled on demand (codegen/compiled.hpp, docs/codegen.md): the same numbers as the
+// recursions and solvers, the cache reused, corrupt and stale entries rebuilt, concurrent
+// processes, no compiler, and `articula run --compiled` against the runtime run.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "articula/articula.hpp"
+#include "test_support.hpp"
+
+namespace articula {
+namespace {
+namespace fs = std::filesystem;
+
+Model ur5() { return load_urdf(test::model_path("ur5"), BaseType::Fixed); }
+
+CompileOptions in(const std::string& dir, std::vector<HeldFrame> held = {}) {
+  CompileOptions o;
+  o.cache_dir = dir;
+  o.held_frames = std::move(held);
+  return o;
+}
+
+// rnea / crba / aba of the kernels against the recursions on random states.
+void expect_matches_recursions(const Model& model, const CompiledKernels& k, double tol) {
+  std::mt19937 rng(3);
+  Data data(model);
+  for (int trial = 0; trial < 10; ++trial) {
+    const VectorX q = random_configuration(model, rng);
+    const VectorX v = test::random_vector(model.nv, rng), a = test::random_vector(model.nv, rng);
+    VectorX tau(model.nv), qdd(model.nv);
+    k.rnea(q.data(), v.data(), a.data(), tau.data());
+    EXPECT_LT(test::rel_err(tau, rnea(model, data, q, v, a)), tol);
+    MatrixX M = MatrixX::Zero(model.nv, model.nv);
+    k.crba(q.data(), M.data());
+    const MatrixX M_ref = crba(model, data, q);
+    EXPECT_LT(test::rel_err(M, M_ref.selfadjointView<Eigen::Upper>().toDenseMatrix()), tol);
+    k.aba(q.data(), v.data(), tau.data(), qdd.data());
+    EXPECT_LT(test::rel_err(qdd, aba(model, data, q, v, tau)), 100 * tol);  // through M⁻¹
+  }
+}
+
+TEST(CompiledKernels, MatchTheRecursionsThenLoadFromTheCache) {
+  const test::ScratchDir dir("compiled_cache");
+  const Model model = ur5();
+  const auto first = compile_kernels(model, in(dir.path()));
+  EXPECT_FALSE(first->from_cache);
+  EXPECT_EQ(first->units, 4);  // rnea, crba, aba, the table
+  EXPECT_EQ(first->model_digest, model_digest(model));
+  EXPECT_EQ(first->constrained_dynamics, nullptr);
+  expect_matches_recursions(model, *first, 1e-10);  // snapped placements: ~1e-11
+  const auto again = compile_kernels(model, in(dir.path()));
+  EXPECT_TRUE(again->from_cache);
+  EXPECT_EQ(again->library, first->library);
+  EXPECT_EQ(again->key, first->key);
+  // Another model, or other flags, is another entry.
+  CompileOptions o2 = in(dir.path());
+  o2.flags = "-O2 -march=native";
+  EXPECT_NE(compile_kernels(model, o2)->key, first->key);
+}
+
+TEST(CompiledKernels, HeldFramesMatchTheRangeSpaceSolver) {
+  const test::ScratchDir dir("compiled_held");
+  const Model model = ur5();
+  const auto k = compile_kernels(model, in(dir.path(), {{"tool0", false}}));
+  ASSERT_NE(k->constrained_dynamics, nullptr);
+  ASSERT_NE(k->velocity_jump, nullptr);
+  std::mt19937 rng(8);
+  Data data(model);
+  for (int trial = 0; trial < 5; ++trial) {
+    const VectorX q = random_configuration(model, rng);
+    const VectorX v = test::random_vector(model.nv, rng), tau = test::random_vector(model.nv, rng);
+    ConstraintSet set(model);
+    forward_kinematics(model, data, q);
+    const Transform X = frame_placement(model, data, model.frame_id("tool0"));
+    const auto& held = set.emplace<FrameConstraint>("held", "tool0", AxisMask::point(), X);
+    ConstrainedWorkspace ws(model, set.dim());
+    ASSERT_TRUE(constrained_forward_dynamics(model, data, ws, set, q, v, tau, {}, ConstrainedMethod::RangeSpace).ok());
+    std::vector<double> ref(12), kp{held.kp()}, kd{held.kd()};  // the same Baumgarte gains
+    for (int i = 0; i < 3; ++i) ref[i] = X.p[i];
+    for (int i = 0; i < 9; ++i) ref[3 + i] = X.R.data()[i];
+    VectorX qdd(model.nv), lambda(3);
+    ASSERT_TRUE(k->constrained_dynamics(q.data(), v.data(), tau.data(), ref.data(), kp.data(), kd.data(), qdd.data(),
+                                        lambda.data()));
+    EXPECT_LT(test::rel_err(qdd, data.ddq), 1e-9);
+    EXPECT_LT(test::rel_err(lambda, set.lambda()), 1e-9);
+  }
+}
+
+std::string manifest_of(const std::string& dir, const std::string& key) { return dir + "/" + key + ".manifest"; }
+
+TEST(CompiledKernels, CorruptOrStaleEntriesAreRebuiltNeverLoaded) {
+  const test::ScratchDir dir("compiled_corrupt");
+  const Model model = ur5();
+  auto k = compile_kernels(model, in(dir.path()));
+  const std::string lib = k->library, key = k->key;
+  // Entries are immutable once written; the damage below is done with no process holding the
+  // library (dlopen of a path already loaded returns the loaded, here damaged, mapping).
+  k.reset();
+  // A truncated library: its size no longer matches the manifest.
+  fs::resize_file(lib, fs::file_size(lib) / 2);
+  auto r = compile_kernels(model, in(dir.path()));
+  EXPECT_FALSE(r->from_cache);
+  expect_matches_recursions(model, *r, 1e-10);
+  // The same size with other bytes: the checksum differs.
+  const std::string rebuilt = r->library;
+  r.reset();
+  {
+    std::fstream f(rebuilt, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(fs::file_size(rebuilt) / 2));
+    f.write("garbage!", 8);
+  }
+  r = compile_kernels(model, in(dir.path()));
+  EXPECT_FALSE(r->from_cache);
+  // A manifest of another key (an entry copied over from another model).
+  {
+    std::ifstream i(manifest_of(dir.path(), key));
+    std::stringstream s;
+    s << i.rdbuf();
+    std::string text = s.str();
+    text.replace(text.find(key), key.size(), "0123456789abcdef");
+    std::ofstream(manifest_of(dir.path(), key)) << text;
+  }
+  r = compile_kernels(model, in(dir.path()));
+  EXPECT_FALSE(r->from_cache);
+  // A manifest that is not one.
+  std::ofstream(manifest_of(dir.path(), key)) << "not a manifest";
+  r = compile_kernels(model, in(dir.path()));
+  EXPECT_FALSE(r->from_cache);
+  expect_matches_recursions(model, *r, 1e-10);
+  EXPECT_TRUE(compile_kernels(model, in(dir.path()))->from_cache);
+}
+
+TEST(CompiledKernels, TwoProcessesCompilingAtOnceLeaveAGoodEntry) {
+  const test::ScratchDir dir("compiled_race");
+  const Model model = ur5();
+  pid_t pids[2];
+  for (pid_t& pid : pids) {
+    pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      int code = 1;
+      try {
+        const auto k = compile_kernels(model, in(dir.path()));
+        code = k->aba ? 0 : 2;
+      } catch (...) {
+        code = 3;
+      }
+      _exit(code);
+    }
+  }
+  for (pid_t pid : pids) {
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  }
+  const auto k = compile_kernels(model, in(dir.path()));
+  EXPECT_TRUE(k->from_cache);
+  expect_matches_recursions(model, *k, 1e-10);
+  for (const auto& e : fs::directory_iterator(dir.path()))
+    EXPECT_NE(e.path().filename().string().rfind("build-", 0), 0u) << "left behind: " << e.path();
+}
+
+TEST(CompiledKernels, NoCompilerIsACompileErrorNamingIt) {
+  const test::ScratchDir dir("compiled_nocc");
+  CompileOptions o = in(dir.path());
+  o.compiler = "/nonexistent/c++";
+  try {
+    compile_kernels(ur5(), o);
+    FAIL() << "no CompileError";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("no C++ compiler: '/nonexistent/c++'"), std::string::npos) << e.what();
+  }
+  o.compiler = "false";  // runs, fails
+  EXPECT_THROW(compile_kernels(ur5(), o), CompileError);
+  EXPECT_THROW(compile_kernels(ur5(), in(dir.path(), {{"no_such_frame", true}})), std::invalid_argument);
+}
+
+std::vector<std::vector<double>> read_csv(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);  // header
+  std::vector<std::vector<double>> rows;
+  while (std::getline(in, line)) {
+    std::vector<double> row;
+    std::stringstream s(line);
+    for (std::string cell; std::getline(s, cell, ',');) row.push_back(std::stod(cell));
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+// A whole scenario with --compiled equals the runtime run to 1e-9 (the log's every number).
+TEST(CompiledKernels, RunCompiledEqualsTheRuntimeRun) {
+  const test::ScratchDir dir("compiled_run");
+  const std::string scenario = std::string(ARTICULA_MODELS_DIR) + "/../scenarios/pendulum3r_locking.yaml";
+  const test::CliResult a = test::run_cli("run '" + scenario + "' -q --compiled --cache-dir '" + dir.path() +
+                                          "/cache' -o '" + dir.path() + "/c'");
+  ASSERT_EQ(a.code, 0) << a.output;
+  EXPECT_NE(a.output.find("kernels compiled in"), std::string::npos) << a.output;
+  const test::CliResult b = test::run_cli("run '" + scenario + "' -q -o '" + dir.path() + "/r'");
+  ASSERT_EQ(b.code, 0) << b.output;
+  const test::CliResult again = test::run_cli("run '" + scenario + "' -q --compiled --cache-dir '" + dir.path() +
+                                              "/cache' -o '" + dir.path() + "/c2'");
+  EXPECT_NE(again.output.find("loaded from the cache"), std::string::npos) << again.output;
+  std::string log;
+  for (const auto& e : fs::directory_iterator(dir.path() + "/r"))
+    if (e.path().extension() == ".csv" && e.path().string().find(".events") == std::string::npos)
+      log = e.path().filename().string();
+  ASSERT_FALSE(log.empty());
+  const auto rc = read_csv(dir.path() + "/c/" + log), rr = read_csv(dir.path() + "/r/" + log);
+  ASSERT_EQ(rc.size(), rr.size());
+  ASSERT_GT(rr.size(), 10u);
+  double worst = 0.0;
+  for (std::size_t i = 0; i < rr.size(); ++i) {
+    ASSERT_EQ(rc[i].size(), rr[i].size());
+    for (std::size_t j = 0; j < rr[i].size(); ++j)
+      worst = std::max(worst, std::abs(rc[i][j] - rr[i][j]) / std::max(1.0, std::abs(rr[i][j])));
+  }
+  EXPECT_LT(worst, 1e-9);
+}
+
+}  // namespace
+}  // namespace articula
