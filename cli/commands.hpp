@@ -30,9 +30,10 @@ struct ViewLog {
 };
 /// Writes the replay page `html` of `logs` (the first solid, the others ghosts) for `robot`
 /// (view_command.cpp; also `run --html`, `estop --html`). Prints what it wrote, or the error as
-/// "articula COMMAND: error: …"; returns 0 or 2.
-int write_view_html(const Robot& robot, const std::vector<ViewLog>& logs, const std::string& html,
-                    const ReplayOptions& options, const char* command);
+/// "articula COMMAND: error: …"; returns 0 or 2. `urdf` (when not empty) is the file the robot
+/// came from: its visual primitives are drawn (load_urdf_visuals).
+int write_view_html(const Robot& robot, const std::string& urdf, const std::vector<ViewLog>& logs,
+                    const std::string& html, ReplayOptions options, const char* command);
 
 /// The whole command line: registers every subcommand, parses argv and runs the chosen one.
 /// Returns the exit code. parse_only: stop after parsing (0 when the arguments parse), for

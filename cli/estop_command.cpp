@@ -495,7 +495,7 @@ int run_estop(const EstopOptions& o) {
       ReplayOptions view;
       view.title = "Emergency stop of " + model.name + ": " + view_logs.front().label + " (solid) against the others";
       view.path_frame = cfg.flange_frame.empty() ? model.frames.back().name : cfg.flange_frame;
-      if (const int c = write_view_html(Robot(model), view_logs, o.html, view, "estop")) code = c;
+      if (const int c = write_view_html(Robot(model), cfg.urdf, view_logs, o.html, view, "estop")) code = c;
     }
     if (!o.plot.empty()) {
       const auto tool = tool_script("plot_log.py");

@@ -188,7 +188,7 @@ int run(const RunOptions& o) {
     }
     ReplayOptions view;
     view.title = s.name + (s.description.empty() ? "" : ": " + s.description);
-    if (const int code = write_view_html(*s.robot, {{s.name, files.front()}}, o.html, view, "run")) return code;
+    if (const int code = write_view_html(*s.robot, s.model_file, {{s.name, files.front()}}, o.html, view, "run")) return code;
   }
   if (!r.ok()) {
     std::fprintf(stderr, "articula run: the run failed (%s): %s\n", to_string(r.status).c_str(), r.message.c_str());

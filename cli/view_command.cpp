@@ -55,14 +55,15 @@ int view(const ViewOptions& o) {
     channels.push_back(panel.substr(at));
     r.plots.push_back(channels);
   }
-  return write_view_html(*robot, logs, o.html, r, "view");
+  return write_view_html(*robot, o.scenario.empty() ? o.model : s.model_file, logs, o.html, r, "view");
 }
 
 }  // namespace
 
-int write_view_html(const Robot& robot, const std::vector<ViewLog>& logs, const std::string& html,
-                    const ReplayOptions& options, const char* command) {
+int write_view_html(const Robot& robot, const std::string& urdf, const std::vector<ViewLog>& logs,
+                    const std::string& html, ReplayOptions options, const char* command) {
   try {
+    if (!urdf.empty()) options.visuals = load_urdf_visuals(urdf, robot.model());
     std::vector<LogTable> tables;
     tables.reserve(logs.size());
     for (const ViewLog& l : logs) {

@@ -8,7 +8,8 @@ ARTICULA_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # matplotlib for tools/plot_log.py (`articula estop --plot`); clang with its runtime for the
 # libFuzzer harnesses (tests/fuzz); pybind11, NumPy and pytest for the Python package (and
 # DART's Python bindings, its benchmark peer); Open MPI for `articula stopping` across
-# machines; Chromium for the viewer's browser tests.
+# machines; Chromium for the viewer's browser tests. Node.js and npm (the viewer's front-end,
+# from the npm registry) are added when the machine has no npm: Debian's nodejs and npm.
 ARTICULA_PACKAGES=(
   g++ cmake make
   libeigen3-dev liburdfdom-dev liburdfdom-headers-dev libtinyxml-dev libyaml-cpp-dev libcli11-dev
@@ -34,6 +35,7 @@ install_deps() {
       missing+=("$pkg")
     fi
   done
+  command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
   if [[ ${#missing[@]} -eq 0 ]]; then
     log "Debian packages: all ${#ARTICULA_PACKAGES[@]} already installed, skipping apt"
     return 0

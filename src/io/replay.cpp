@@ -137,7 +137,7 @@ std::vector<std::size_t> q_columns(const Model& m, const LogTable& log, const st
   return cols;
 }
 
-std::string model_json(const Model& m) {
+std::string model_json(const Model& m, const std::vector<UrdfVisual>& visuals) {
   std::ostringstream o;
   o << "{\"name\":" << quote(m.name) << ",\"joints\":[";
   for (Index j = 0; j < m.njoints; ++j) {
@@ -174,7 +174,21 @@ std::string model_json(const Model& m) {
     } else {
       o << "null";
     }
-    o << ",\"visuals\":[]}";
+    o << "}";
+  }
+  // URDF primitives (meshes are not carried: their bodies keep the capsules).
+  o << "],\"visuals\":[";
+  bool first_visual = true;
+  for (const UrdfVisual& v : visuals) {
+    if (v.shape == UrdfVisual::Shape::Mesh) continue;
+    const char* shape = v.shape == UrdfVisual::Shape::Box        ? "box"
+                        : v.shape == UrdfVisual::Shape::Cylinder ? "cylinder"
+                                                                 : "sphere";
+    o << (first_visual ? "" : ",") << "{\"link\":" << quote(v.link)
+      << ",\"joint\":" << (v.joint == kWorld ? -1 : v.joint) << ",\"shape\":\"" << shape
+      << "\",\"size\":" << vec3(v.size) << ",\"p\":" << vec3(v.placement.p) << ",\"q\":" << quat(v.placement.R)
+      << ",\"rgba\":" << (v.rgba[0] < 0 ? std::string("null") : vec(v.rgba.data(), 4)) << "}";
+    first_visual = false;
   }
   o << "],\"frames\":[";
   bool first = true;
@@ -409,7 +423,7 @@ std::string replay_json(const Robot& robot, const std::vector<ReplayRun>& runs, 
       if (std::find(channels.begin(), channels.end(), c) == channels.end()) channels.push_back(c);
   std::ostringstream o;
   o << "{\"format\":\"articula-replay 1\",\"title\":" << quote(options.title.empty() ? m.name : options.title)
-    << ",\"model\":" << model_json(m) << ",\"scene\":" << scene_json(robot) << ",\"runs\":[";
+    << ",\"model\":" << model_json(m, options.visuals) << ",\"scene\":" << scene_json(robot) << ",\"runs\":[";
   for (std::size_t k = 0; k < runs.size(); ++k) {
     if (runs[k].log == nullptr) throw ReplayError("replay: run '" + runs[k].label + "' has no log");
     o << (k ? "," : "") << run_json(robot, runs[k], options, channels, path_frame);

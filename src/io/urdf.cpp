@@ -3,6 +3,7 @@
 #include <console_bridge/console.h>
 #include <urdf_parser/urdf_parser.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -55,9 +56,8 @@ Inertia to_inertia(const urdf::Link& link, const std::string& source) {
   return inertia;
 }
 
-}  // namespace
-
-Model load_urdf_string(const std::string& xml, BaseType base, const std::string& source) {
+// The checked text parsed by urdfdom, its warnings in the exception.
+urdf::ModelInterfaceSharedPtr parse(const std::string& xml, const std::string& source) {
   // Before urdfdom sees the text: bytes, depth, names, '%' and numbers (urdf_check.hpp).
   detail::check_urdf_text(xml, source);
   urdf::ModelInterfaceSharedPtr robot;
@@ -73,6 +73,23 @@ Model load_urdf_string(const std::string& xml, BaseType base, const std::string&
   }
   if (!robot) fail(source, messages.empty() ? "not a valid URDF" : messages);
   if (!robot->getRoot()) fail(source, "no root link");
+  return robot;
+}
+
+std::string read_file(const std::string& path) {
+  if (!std::filesystem::exists(path)) fail(path, "file not found");
+  if (std::filesystem::is_directory(path)) fail(path, "a directory, not a URDF file");
+  std::ifstream in(path);
+  if (!in) fail(path, "cannot open file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+Model load_urdf_string(const std::string& xml, BaseType base, const std::string& source) {
+  const urdf::ModelInterfaceSharedPtr robot = parse(xml, source);
 
   ModelBuilder builder(robot->getName().empty() ? source : robot->getName());
   const urdf::LinkConstSharedPtr root = robot->getRoot();
@@ -153,14 +170,65 @@ Model load_urdf_string(const std::string& xml, BaseType base, const std::string&
   return builder.build();
 }
 
-Model load_urdf(const std::string& path, BaseType base) {
-  if (!std::filesystem::exists(path)) fail(path, "file not found");
-  if (std::filesystem::is_directory(path)) fail(path, "a directory, not a URDF file");
-  std::ifstream in(path);
-  if (!in) fail(path, "cannot open file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return load_urdf_string(ss.str(), base, path);
+Model load_urdf(const std::string& path, BaseType base) { return load_urdf_string(read_file(path), base, path); }
+
+std::vector<UrdfVisual> load_urdf_visuals_string(const std::string& xml, const Model& model,
+                                                 const std::string& source) {
+  const urdf::ModelInterfaceSharedPtr robot = parse(xml, source);
+  std::vector<UrdfVisual> out;
+  std::vector<urdf::LinkSharedPtr> links;
+  robot->getLinks(links);
+  for (const urdf::LinkSharedPtr& link : links) {
+    if (link->visual_array.empty()) continue;
+    // Every link is a frame of the model (load_urdf): its body and its pose there.
+    const auto it = std::find_if(model.frames.begin(), model.frames.end(), [&](const Frame& f) {
+      return f.name == link->name && (f.type == FrameType::Body || f.type == FrameType::FixedLink);
+    });
+    if (it == model.frames.end())
+      fail(source, "link '" + link->name + "' is not a body or fixed link of model '" + model.name + "'");
+    for (const urdf::VisualSharedPtr& v : link->visual_array) {
+      if (!v || !v->geometry) continue;
+      UrdfVisual u;
+      u.link = link->name;
+      u.joint = it->parent;
+      u.placement = it->placement * to_transform(v->origin);
+      switch (v->geometry->type) {
+        case urdf::Geometry::BOX: {
+          const auto& b = static_cast<const urdf::Box&>(*v->geometry);
+          u.shape = UrdfVisual::Shape::Box;
+          u.size = Vector3(b.dim.x, b.dim.y, b.dim.z);
+          break;
+        }
+        case urdf::Geometry::CYLINDER: {
+          const auto& c = static_cast<const urdf::Cylinder&>(*v->geometry);
+          u.shape = UrdfVisual::Shape::Cylinder;
+          u.size = Vector3(c.radius, c.length, 0.0);
+          break;
+        }
+        case urdf::Geometry::SPHERE:
+          u.shape = UrdfVisual::Shape::Sphere;
+          u.size = Vector3(static_cast<const urdf::Sphere&>(*v->geometry).radius, 0.0, 0.0);
+          break;
+        case urdf::Geometry::MESH: {
+          const auto& m = static_cast<const urdf::Mesh&>(*v->geometry);
+          u.shape = UrdfVisual::Shape::Mesh;
+          u.size = Vector3(m.scale.x, m.scale.y, m.scale.z);
+          u.mesh = m.filename;
+          break;
+        }
+      }
+      if (v->material) {
+        const urdf::Color& c = v->material->color;
+        u.rgba = {c.r, c.g, c.b, c.a};
+      }
+      out.push_back(std::move(u));
+    }
+  }
+  return out;
+}
+
+std::vector<UrdfVisual> load_urdf_visuals(const std::string& path, const Model& model) {
+  return load_urdf_visuals_string(read_file(path), model, path);
 }
 
 }  // namespace articula

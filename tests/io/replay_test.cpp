@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
 
 #include "articula/io/urdf.hpp"
 #include "articula/scenario/scenario.hpp"
@@ -133,6 +134,65 @@ TEST(Replay, PageInlinesTheViewerAndEscapesScriptEnds) {
             "<style>body{}</style><script id=\"articula-data\" type=\"application/json\">"
             "{\"title\":\"a<\\/SCRIPT>b\"}</script><script>var s='<\\/script>';</script>");
   EXPECT_THROW(replay_html("{}", dir.path() + "/none"), ReplayError);
+}
+
+TEST(Replay, UrdfPrimitivesAreCarriedInTheirBodysFrame) {
+  const std::string xml = R"(<robot name="vis">
+  <material name="red"><color rgba="1 0 0 0.5"/></material>
+  <link name="base"><visual><geometry><box size="0.3 0.2 0.1"/></geometry></visual></link>
+  <link name="arm">
+    <inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+    <visual><origin xyz="0 0 0.2"/><geometry><cylinder radius="0.04" length="0.4"/></geometry></visual>
+    <visual><geometry><mesh filename="package://vis/arm.stl" scale="2 2 2"/></geometry></visual>
+  </link>
+  <link name="tool"><visual><origin xyz="0.1 0 0" rpy="0 0 1.5707963267948966"/>
+    <geometry><sphere radius="0.05"/></geometry><material name="red"/></visual></link>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="arm"/><origin xyz="0 0 0.1"/>
+    <axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="10" velocity="1"/></joint>
+  <joint name="fix" type="fixed"><parent link="arm"/><child link="tool"/><origin xyz="0 0 0.5"/></joint>
+</robot>)";
+  const Model m = load_urdf_string(xml);
+  const std::vector<UrdfVisual> v = load_urdf_visuals_string(xml, m);
+  ASSERT_EQ(v.size(), 4u);
+  std::map<std::string, std::vector<const UrdfVisual*>> by_link;
+  for (const UrdfVisual& u : v) by_link[u.link].push_back(&u);
+  const UrdfVisual& box = *by_link.at("base").at(0);
+  EXPECT_EQ(box.shape, UrdfVisual::Shape::Box);
+  EXPECT_EQ(box.joint, kWorld);
+  EXPECT_TRUE(box.size.isApprox(Vector3(0.3, 0.2, 0.1)));
+  EXPECT_LT(box.rgba[0], 0.0);
+  const UrdfVisual& cyl = *by_link.at("arm").at(0);
+  EXPECT_EQ(cyl.shape, UrdfVisual::Shape::Cylinder);
+  EXPECT_EQ(cyl.joint, 0);
+  EXPECT_TRUE(cyl.size.isApprox(Vector3(0.04, 0.4, 0.0)));
+  EXPECT_TRUE(cyl.placement.p.isApprox(Vector3(0, 0, 0.2)));
+  const UrdfVisual& mesh = *by_link.at("arm").at(1);
+  EXPECT_EQ(mesh.shape, UrdfVisual::Shape::Mesh);
+  EXPECT_EQ(mesh.mesh, "package://vis/arm.stl");
+  // The tool is merged into the arm's body: its visual's pose composes the fixed joint's.
+  const UrdfVisual& ball = *by_link.at("tool").at(0);
+  EXPECT_EQ(ball.shape, UrdfVisual::Shape::Sphere);
+  EXPECT_EQ(ball.joint, 0);
+  EXPECT_TRUE(ball.placement.p.isApprox(Vector3(0.1, 0, 0.5))) << ball.placement.p.transpose();
+  EXPECT_NEAR((ball.placement.R * Vector3::UnitX() - Vector3::UnitY()).norm(), 0.0, 1e-12);
+  EXPECT_DOUBLE_EQ(ball.rgba[0], 1.0);
+  EXPECT_DOUBLE_EQ(ball.rgba[3], 0.5);
+
+  // In the viewer's data: the three primitives, not the mesh.
+  const test::ScratchDir dir("replay_visuals");
+  const std::string csv = dir.path() + "/run.csv";
+  std::ofstream(csv) << "t,q.j1\n0,0\n0.1,0.5\n";
+  const LogTable log = read_log(csv);
+  ReplayOptions o;
+  o.visuals = v;
+  const std::string json = replay_json(Robot(m), {{"a", &log, false}}, o);
+  EXPECT_NE(json.find("\"shape\":\"box\""), std::string::npos);
+  EXPECT_NE(json.find("\"shape\":\"cylinder\""), std::string::npos);
+  EXPECT_NE(json.find("{\"link\":\"tool\",\"joint\":0,\"shape\":\"sphere\""), std::string::npos) << json;
+  EXPECT_EQ(json.find("arm.stl"), std::string::npos);
+
+  Model other = load_urdf(test::model_path("ur5"));
+  EXPECT_THROW(load_urdf_visuals_string(xml, other), std::runtime_error);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "articula/engine/robot.hpp"
 #include "articula/io/log_reader.hpp"
+#include "articula/io/urdf.hpp"
 
 namespace articula {
 
@@ -29,6 +30,8 @@ struct ReplayOptions {
   std::string path_frame;  ///< frame whose path is traced ("" → "flange" or "tip" when the model has one)
   std::vector<std::vector<std::string>> plots;  ///< channel names per panel (empty → energies and joint angles)
   std::size_t max_rows = 100000;                ///< runs longer than this are decimated, keeping the rows around events
+  std::vector<UrdfVisual> visuals;  ///< the URDF's visuals (load_urdf_visuals): bodies with a primitive are drawn
+                                    ///< with it, the others as capsules
 };
 
 /// The viewer's JSON ("articula-replay 1"). Every run's log must hold the robot's q.<joint>
