@@ -72,6 +72,9 @@ int write_view_html(const Robot& robot, const std::string& urdf, const std::vect
     }
     std::vector<ReplayRun> runs;
     for (std::size_t k = 0; k < logs.size(); ++k) runs.push_back({logs[k].label, &tables[k], k > 0});
+    // The logs are checked against the model first: bad input is named even where the
+    // viewer's script was not built (ARTICULA_VIEWER=OFF, no npm).
+    const std::string json = replay_json(robot, runs, options);
     std::vector<std::filesystem::path> tried;
     const auto dir = find_bundled_dir("viewer", "viewer.js", &tried);
     if (!dir) {
@@ -80,7 +83,7 @@ int write_view_html(const Robot& robot, const std::string& urdf, const std::vect
       throw ReplayError("the viewer's script viewer.js is not built or installed (looked in " + where +
                         "; it needs npm at configure time, docs/viewer.md)");
     }
-    const std::string page = replay_html(replay_json(robot, runs, options), dir->string());
+    const std::string page = replay_html(json, dir->string());
     const std::string tmp = html + ".tmp";
     {
       std::ofstream out(tmp, std::ios::binary | std::ios::trunc);

@@ -8,7 +8,8 @@ ARTICULA_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # matplotlib for tools/plot_log.py (`articula estop --plot`); clang with its runtime for the
 # libFuzzer harnesses (tests/fuzz); pybind11, NumPy and pytest for the Python package (and
 # DART's Python bindings, its benchmark peer); Open MPI for `articula stopping` across
-# machines; Chromium for the viewer's browser tests. Node.js and npm (the viewer's front-end,
+# machines; Chromium for the viewer's browser tests; ccache, which lets a second build of the
+# same sources (another build folder, a fresh clone in CI on the same machine) reuse objects. Node.js and npm (the viewer's front-end,
 # from the npm registry) are added when the machine has no npm: Debian's nodejs and npm.
 ARTICULA_PACKAGES=(
   g++ cmake make
@@ -19,6 +20,7 @@ ARTICULA_PACKAGES=(
   pybind11-dev python3-pybind11 python3-numpy python3-pytest python3-dartpy
   libopenmpi-dev openmpi-bin
   chromium
+  ccache
 )
 
 # Parallel jobs: $JOBS if set, else the number of cores.
@@ -63,8 +65,16 @@ install_deps() {
 configure() {
   local dir="$1" type="$2"
   shift 2
-  log "Configuring $dir ($type, werror ${ARTICULA_WERROR:-OFF}, native ${ARTICULA_NATIVE:-OFF})"
-  cmake -S "$ARTICULA_ROOT" -B "$ARTICULA_ROOT/$dir" \
+  # ccache when present (ARTICULA_CCACHE=OFF to do without): paths are hashed relative to the
+  # source root and the build folder is not hashed, so a clone in another folder (CI's) reuses
+  # the objects of an earlier build of the same sources with the same flags.
+  local launcher=()
+  if [[ "${ARTICULA_CCACHE:-ON}" != OFF ]] && command -v ccache >/dev/null 2>&1; then
+    local cc="env;CCACHE_BASEDIR=$ARTICULA_ROOT;CCACHE_NOHASHDIR=1;ccache"
+    launcher=("-DCMAKE_CXX_COMPILER_LAUNCHER=$cc" "-DCMAKE_C_COMPILER_LAUNCHER=$cc")
+  fi
+  log "Configuring $dir ($type, werror ${ARTICULA_WERROR:-OFF}, native ${ARTICULA_NATIVE:-OFF}${launcher:+, ccache})"
+  cmake -S "$ARTICULA_ROOT" -B "$ARTICULA_ROOT/$dir" "${launcher[@]}" \
     -DCMAKE_BUILD_TYPE="$type" \
     -DARTICULA_WERROR="${ARTICULA_WERROR:-OFF}" \
     -DARTICULA_NATIVE="${ARTICULA_NATIVE:-OFF}" \

@@ -139,14 +139,22 @@ function finish(code) {
             `${(100 * diff).toFixed(2)} % of the pixels`);
   }
 
-  // Play advances the time; the toggles redraw.
-  await page.evaluate(() => { window.articula.setTime(window.articula.range()[0]); window.articula.play(true); });
-  await page.waitForTimeout(400);
-  const s2 = await page.evaluate(() => window.articula.state());
+  // Play (at 0.1×, so that the run lasts) advances the time; the frame rate while playing.
+  await page.selectOption('#speed', '0.1');
+  const f0 = await page.evaluate(() => {
+    window.articula.setTime(window.articula.range()[0]);
+    window.articula.play(true);
+    return { frames: window.articula.state().frames, at: performance.now() };
+  });
+  await page.waitForTimeout(1500);
+  const s2 = await page.evaluate(() => ({ ...window.articula.state(), at: performance.now() }));
   await page.evaluate(() => window.articula.play(false));
+  await page.selectOption('#speed', '1');
+  report.play_fps = (1000 * (s2.frames - f0.frames)) / (s2.at - f0.at);
+  console.log(`     ${report.play_fps.toFixed(1)} frames per second while playing`);
   const toggles = ['#show-axes', '#show-frames', '#show-inertia', '#show-arrows', '#show-ghosts'];
   for (const id of toggles) await page.locator(id).click();
-  check('controls', s2.time > t0 && s2.frames > s0.frames, `play advanced to t = ${s2.time.toFixed(4)} s in ${s2.frames - s0.frames} frames`);
+  check('controls', s2.time > t0 && s2.frames > f0.frames, `play advanced to t = ${s2.time.toFixed(4)} s in ${s2.frames - f0.frames} frames`);
 
   if (args.screenshot) {
     await page.evaluate(() => window.articula.setTime((window.articula.range()[0] + window.articula.range()[1]) * 0.55));

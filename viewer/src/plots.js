@@ -58,6 +58,16 @@ export class Plots {
 
   setTime(time) {
     this.time = time;
-    for (const c of this.charts) c.redraw(false, false);
+    for (const c of this.charts) {
+      c.redraw(false, false);
+      // The legend shows the values at the replay time (the last row at or before it).
+      const t = c.data[0];
+      let lo = 0, hi = t.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (t[mid] <= time) lo = mid; else hi = mid - 1;
+      }
+      if (t.length > 0) c.setLegend({ idx: lo }, false);
+    }
   }
 }
