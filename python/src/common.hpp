@@ -24,7 +24,7 @@ inline Array null_array() { return py::reinterpret_steal<Array>(py::handle()); }
 
 /// The articula.Error hierarchy (created in module.cpp).
 struct Errors {
-  py::handle error, argument, model, scenario, solve, log;
+  py::handle error, argument, model, scenario, solve, log, compile;
 };
 Errors& errors();
 /// Raises articula.<kind> with the message (throws py::error_already_set).
@@ -118,5 +118,6 @@ void init_engine(py::module_& m);
 void init_scenario(py::module_& m);
 void init_study(py::module_& m);
 void init_logs(py::module_& m);
+void init_compiled(py::module_& m);  // after init_engine (adds Simulator.use_compiled)
 
 }  // namespace articula::python

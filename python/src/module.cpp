@@ -186,6 +186,8 @@ PYBIND11_MODULE(_core, m) {
                     "column, key).");
   e.solve = make("SolveError", error, "A numerical failure: a singular mass matrix, a failed solve or jump.");
   e.log = make("LogError", error, "A log that cannot be written or read.");
+  e.compile = make("CompileError", error,
+                   "compile(): no C++ compiler, or it failed (the message names it and what it printed).");
   py::register_exception_translator([](std::exception_ptr p) {
     ap::Errors& e = ap::errors();
     try {
@@ -197,6 +199,8 @@ PYBIND11_MODULE(_core, m) {
       exc.attr("column") = x.column();
       exc.attr("key") = x.key();
       PyErr_SetObject(e.scenario.ptr(), exc.ptr());
+    } catch (const articula::CompileError& x) {
+      PyErr_SetString(e.compile.ptr(), x.what());
     } catch (const std::invalid_argument& x) {
       PyErr_SetString(e.argument.ptr(), x.what());
     } catch (const std::out_of_range& x) {
@@ -215,4 +219,5 @@ PYBIND11_MODULE(_core, m) {
   ap::init_scenario(m);
   ap::init_study(m);
   ap::init_logs(m);
+  ap::init_compiled(m);
 }

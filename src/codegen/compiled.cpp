@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 namespace codegen {
 namespace {
 
-// What the key is computed from; any change makes another entry (ADR 0004).
+// What the key is computed from; any change makes another entry (docs/codegen.md, "Compiled on demand").
 std::string cache_key(const Model& model, const CompileOptions& o, const std::string& compiler) {
   Fnv h;
   h.text("articula-kernels 1 " ARTICULA_VERSION " " ARTICULA_GENERATOR_DIGEST);

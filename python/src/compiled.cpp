@@ -1,0 +1,147 @@
+// Kernels compiled on demand from Python (docs/codegen.md, "Compiled on demand"): compile(),
+// the CompiledKernels it returns (callable rnea / crba / aba), and Simulator.use_compiled.
+#include <algorithm>
+
+#include "common.hpp"
+
+namespace articula::python {
+namespace {
+
+// The loaded kernels and the sizes of the model they were made for (the shape checks).
+struct PyCompiled {
+  std::shared_ptr<const CompiledKernels> k;
+  Eigen::Index nq = 0, nv = 0;
+};
+
+std::vector<HeldFrame> held_arg(const py::object& held) {
+  std::vector<HeldFrame> out;
+  if (held.is_none()) return out;
+  for (const py::handle item : held) {
+    if (py::isinstance<py::str>(item)) {
+      out.push_back({item.cast<std::string>(), true});
+      continue;
+    }
+    const auto pair = item.cast<py::tuple>();
+    if (pair.size() != 2)
+      raise(errors().argument, "held_frames: each entry is a frame name or a (frame, 'weld' | 'point') pair");
+    const auto kind = pair[1].cast<std::string>();
+    if (kind != "weld" && kind != "point")
+      raise(errors().argument, "held_frames: the kind of frame '" + pair[0].cast<std::string>() +
+                                   "' must be 'weld' or 'point', got '" + kind + "'");
+    out.push_back({pair[0].cast<std::string>(), kind == "weld"});
+  }
+  return out;
+}
+
+py::list held_list(const std::vector<HeldFrame>& held) {
+  py::list out;
+  for (const HeldFrame& f : held) out.append(py::make_tuple(f.frame, f.weld ? "weld" : "point"));
+  return out;
+}
+
+}  // namespace
+
+void init_compiled(py::module_& m) {
+  py::class_<PyCompiled>(m, "CompiledKernels",
+                         "RNEA, CRBA and ABA (and, for held frames, the constrained dynamics) of one model, "
+                         "generated and compiled for this machine by compile(); the library stays loaded "
+                         "while this object or a Simulator using it lives.")
+      .def_property_readonly(
+          "key", [](const PyCompiled& c) { return c.k->key; }, "Cache key (16 hex digits).")
+      .def_property_readonly(
+          "library", [](const PyCompiled& c) { return c.k->library; }, "Path of the loaded shared library.")
+      .def_property_readonly("model_digest", [](const PyCompiled& c) { return c.k->model_digest; })
+      .def_property_readonly(
+          "from_cache", [](const PyCompiled& c) { return c.k->from_cache; },
+          "True when loaded from the cache without compiling.")
+      .def_property_readonly(
+          "seconds", [](const PyCompiled& c) { return c.k->seconds; },
+          "Wall time of compile() [s]: generation, compilation and loading.")
+      .def_property_readonly(
+          "units", [](const PyCompiled& c) { return c.k->units; }, "Translation units compiled (0 from the cache).")
+      .def_property_readonly(
+          "held_frames", [](const PyCompiled& c) { return held_list(c.k->held_frames); },
+          "[(frame, 'weld' | 'point')] of the constrained kernels.")
+      .def(
+          "rnea",
+          [](const PyCompiled& c, const py::object& q, const py::object& v, const py::object& a) {
+            Array kq = null_array(), kv = null_array(), ka = null_array();
+            const auto qm = vector_arg(q, "q", c.nq, kq), vm = vector_arg(v, "v", c.nv, kv),
+                       am = vector_arg(a, "a", c.nv, ka);
+            py::array_t<double> tau(c.nv);
+            c.k->rnea(qm.data(), vm.data(), am.data(), tau.mutable_data());
+            return tau;
+          },
+          py::arg("q"), py::arg("v"), py::arg("a"),
+          "τ = M(q) a + h(q, v) (nv,) [N·m or N], as rnea() without external forces.")
+      .def(
+          "crba",
+          [](const PyCompiled& c, const py::object& q) {
+            Array kq = null_array();
+            const auto qm = vector_arg(q, "q", c.nq, kq);
+            py::array_t<double, py::array::f_style> M({c.nv, c.nv});
+            std::fill(M.mutable_data(), M.mutable_data() + c.nv * c.nv, 0.0);
+            c.k->crba(qm.data(), M.mutable_data());  // writes the tree's sparsity pattern, both triangles
+            return M;
+          },
+          py::arg("q"), "M(q) (nv, nv) with armature, both triangles, as crba().")
+      .def(
+          "aba",
+          [](const PyCompiled& c, const py::object& q, const py::object& v, const py::object& tau) {
+            Array kq = null_array(), kv = null_array(), kt = null_array();
+            const auto qm = vector_arg(q, "q", c.nq, kq), vm = vector_arg(v, "v", c.nv, kv),
+                       tm = vector_arg(tau, "tau", c.nv, kt);
+            py::array_t<double> a(c.nv);
+            c.k->aba(qm.data(), vm.data(), tm.data(), a.mutable_data());
+            return a;
+          },
+          py::arg("q"), py::arg("v"), py::arg("tau"), "v̇ = M(q)⁻¹ (τ − h(q, v)) (nv,), as aba().")
+      .def("__repr__", [](const PyCompiled& c) {
+        return "CompiledKernels(key=" + c.k->key + ", from_cache=" + (c.k->from_cache ? "True" : "False") + ")";
+      });
+
+  m.def(
+      "compile",
+      [](const Model& model, const py::object& held, const std::string& cache_dir, const std::string& compiler,
+         const std::string& flags, int jobs) {
+        CompileOptions o;
+        o.held_frames = held_arg(held);
+        o.cache_dir = cache_dir;
+        o.compiler = compiler;
+        o.flags = flags;
+        o.jobs = jobs;
+        PyCompiled out;
+        out.nq = model.nq;
+        out.nv = model.nv;
+        {
+          py::gil_scoped_release release;
+          out.k = compile_kernels(model, o);
+        }
+        return out;
+      },
+      py::arg("model"), py::arg("held_frames") = py::none(), py::arg("cache_dir") = "", py::arg("compiler") = "",
+      py::arg("flags") = CompileOptions{}.flags, py::arg("jobs") = 0,
+      "Generates the model's kernels, compiles them with the system C++ compiler for this machine and loads "
+      "them; the next call (in any process) with the same model, frames, compiler and flags loads them from "
+      "the cache ($ARTICULA_CACHE_DIR, $XDG_CACHE_HOME/articula or ~/.cache/articula; or cache_dir). "
+      "held_frames: frame names (welded) or (frame, 'weld' | 'point') pairs held in the world, for the "
+      "constrained kernels (Robot: compilable_held_frames(robot)). The GIL is released while compiling. "
+      "Raises CompileError when there is no compiler or it fails (the message names it and what it printed).");
+  m.def(
+      "compilable_held_frames", [](const Robot& robot) { return held_list(compilable_held_frames(robot)); },
+      py::arg("robot"),
+      "The robot's constraints as held frames [(frame, kind)] when every one is a weld or point "
+      "FrameConstraint in the world, else [] (then only RNEA, CRBA and ABA are compiled).");
+
+  auto sim = py::reinterpret_borrow<py::class_<Simulator>>(m.attr("Simulator"));
+  sim.def(
+      "use_compiled", [](Simulator& s, const PyCompiled& c) { s.use_compiled(c.k); }, py::arg("kernels"),
+      "Runs the dynamics on compiled kernels (compile(robot.model, compilable_held_frames(robot))) where they "
+      "apply: ABA with no constraint and no contact, the constrained kernels when the enabled constraints are "
+      "exactly the held frames; the runtime algorithms otherwise. Raises ArgumentError for kernels of another "
+      "model.");
+  sim.def_property_readonly("generated_evaluations", &Simulator::generated_evaluations,
+                            "Evaluations done by generated or compiled kernels so far.");
+}
+
+}  // namespace articula::python

@@ -1,0 +1,60 @@
+"""articula.compile: kernels compiled on demand, checked against the runtime recursions, the cache,
+errors, and a Simulator run on them against the runtime run (docs/codegen.md)."""
+import numpy as np
+import pytest
+
+import articula
+from conftest import MODELS
+
+
+def random_state(model, seed):
+    rng = np.random.default_rng(seed)
+    q = articula.random_configuration(model, seed)
+    return q, rng.uniform(-1.0, 1.0, model.nv), rng.uniform(-1.0, 1.0, model.nv)
+
+
+def close(a, b, rel=1e-10):  # the kernels snap URDF decimal quarter turns (~1e-11, docs/codegen.md)
+    return np.max(np.abs(a - b)) <= rel * (1.0 + np.max(np.abs(b)))
+
+
+def test_kernels_match_the_recursions_then_load_from_the_cache(tmp_path):
+    model = articula.load_urdf(str(MODELS / "ur5.urdf"))
+    k = articula.compile(model, cache_dir=str(tmp_path))
+    assert not k.from_cache and k.units > 0 and len(k.key) == 16 and k.seconds > 0
+    data = articula.Data(model)
+    for seed in range(5):
+        q, v, a = random_state(model, seed)
+        assert close(k.rnea(q, v, a), articula.rnea(model, data, q, v, a))
+        assert close(k.crba(q), articula.crba(model, data, q))
+        assert close(k.aba(q, v, a), articula.aba(model, data, q, v, a))
+    again = articula.compile(model, cache_dir=str(tmp_path))
+    assert again.from_cache and again.key == k.key and again.units == 0
+    with pytest.raises(ValueError, match=r"argument 'q' has shape \(5,\), expected \(6,\)"):
+        k.aba(np.zeros(5), np.zeros(6), np.zeros(6))
+
+
+def test_errors_name_the_problem(tmp_path):
+    model = articula.load_urdf(str(MODELS / "ur5.urdf"))
+    with pytest.raises(articula.CompileError, match="no-such-compiler"):
+        articula.compile(model, cache_dir=str(tmp_path), compiler="/nonexistent/no-such-compiler")
+    with pytest.raises(articula.ArgumentError, match="no frame 'nowhere'"):
+        articula.compile(model, held_frames=["nowhere"], cache_dir=str(tmp_path))
+    with pytest.raises(articula.ArgumentError, match="'weld' or 'point'"):
+        articula.compile(model, held_frames=[("tool0", "hinge")], cache_dir=str(tmp_path))
+    assert issubclass(articula.CompileError, articula.Error)
+
+
+def test_a_run_on_compiled_kernels_equals_the_runtime_run(tmp_path):
+    finals = []
+    for compiled in (False, True):
+        robot = articula.Robot(articula.load_urdf(str(MODELS / "pendulum3r.urdf")))
+        sim = articula.Simulator(robot, dt=1e-3)
+        sim.set_state(np.array([0.3, -0.2, 0.1]), np.zeros(3))
+        if compiled:
+            assert articula.compilable_held_frames(robot) == []
+            sim.use_compiled(articula.compile(robot.model, cache_dir=str(tmp_path)))
+        r = sim.run(0.2)
+        assert r.ok()
+        assert (sim.generated_evaluations > 0) == compiled
+        finals.append(np.concatenate([sim.q, sim.v]))
+    assert close(finals[1], finals[0], 1e-9)
