@@ -39,6 +39,17 @@ py::list held_list(const std::vector<HeldFrame>& held) {
   return out;
 }
 
+// rnea and aba: (q, v, x) → a new (nv,) array, with the shapes checked.
+template <typename Kernel>
+py::array_t<double> call_qv(const PyCompiled& c, Kernel kernel, const py::object& q, const py::object& v,
+                            const py::object& x, const char* x_name) {
+  Array kq = null_array(), kv = null_array(), kx = null_array();
+  const auto qm = vector_arg(q, "q", c.nq, kq), vm = vector_arg(v, "v", c.nv, kv), xm = vector_arg(x, x_name, c.nv, kx);
+  py::array_t<double> out(c.nv);
+  kernel(qm.data(), vm.data(), xm.data(), out.mutable_data());
+  return out;
+}
+
 }  // namespace
 
 void init_compiled(py::module_& m) {
@@ -65,12 +76,7 @@ void init_compiled(py::module_& m) {
       .def(
           "rnea",
           [](const PyCompiled& c, const py::object& q, const py::object& v, const py::object& a) {
-            Array kq = null_array(), kv = null_array(), ka = null_array();
-            const auto qm = vector_arg(q, "q", c.nq, kq), vm = vector_arg(v, "v", c.nv, kv),
-                       am = vector_arg(a, "a", c.nv, ka);
-            py::array_t<double> tau(c.nv);
-            c.k->rnea(qm.data(), vm.data(), am.data(), tau.mutable_data());
-            return tau;
+            return call_qv(c, c.k->rnea, q, v, a, "a");
           },
           py::arg("q"), py::arg("v"), py::arg("a"),
           "τ = M(q) a + h(q, v) (nv,) [N·m or N], as rnea() without external forces.")
@@ -88,12 +94,7 @@ void init_compiled(py::module_& m) {
       .def(
           "aba",
           [](const PyCompiled& c, const py::object& q, const py::object& v, const py::object& tau) {
-            Array kq = null_array(), kv = null_array(), kt = null_array();
-            const auto qm = vector_arg(q, "q", c.nq, kq), vm = vector_arg(v, "v", c.nv, kv),
-                       tm = vector_arg(tau, "tau", c.nv, kt);
-            py::array_t<double> a(c.nv);
-            c.k->aba(qm.data(), vm.data(), tm.data(), a.mutable_data());
-            return a;
+            return call_qv(c, c.k->aba, q, v, tau, "tau");
           },
           py::arg("q"), py::arg("v"), py::arg("tau"), "v̇ = M(q)⁻¹ (τ − h(q, v)) (nv,), as aba().")
       .def("__repr__", [](const PyCompiled& c) {
