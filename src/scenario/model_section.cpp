@@ -238,8 +238,8 @@ void read_sensors(Build& b) {
     item.check_map({"name", "type", "target"});
     Sensor s;
     s.name = item.need("name", "the sensor's name").text();
-    const Node type = item.need("type", "encoder, effort, imu or force_torque");
-    s.type = parse_sensor_type(type.one_of({"encoder", "effort", "imu", "force_torque"}));
+    const Node type = item.need("type", "encoder, effort, imu, force_torque or position");
+    s.type = parse_sensor_type(type.one_of({"encoder", "effort", "imu", "force_torque", "position"}));
     const Node target = item.need("target", "the joint, motor, frame, contact or frame constraint it reads");
     s.target = target.text();
     target.rethrow([&] { return robot.add_sensor(s); });

@@ -329,6 +329,23 @@ TEST(Scenario, JointLimitsStopTheElbowAtItsUrdfLimit) {
   EXPECT_GT(off.simulator->q()[1], M_PI);
 }
 
+TEST(Scenario, PositionSensorReadsTheFramePosition) {
+  // Every sensor type of the engine can be declared in a file, `position` included.
+  Scenario s = parse_scenario(pendulum_model() +
+                                  "duration: 0.05\ninitial: {q: {joint1: 0.4}}\n"
+                                  "sensors: [{name: tip_pos, type: position, target: tip}]\n",
+                              "position.yaml", ".", overrides_for("position_sensor"));
+  ASSERT_TRUE(run_scenario(s).ok());
+  const auto channels = s.simulator->sensor_channels();
+  ASSERT_EQ(channels, (std::vector<std::string>{"tip_pos.x", "tip_pos.y", "tip_pos.z"}));
+  const Model& model = s.robot->model();
+  Data data(model);
+  forward_kinematics(model, data, s.simulator->q());
+  update_frame_placements(model, data);
+  const Vector3 p = data.oMf[static_cast<std::size_t>(model.frame_id("tip"))].p;
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(s.simulator->sensors()[k], p[k], 1e-12) << channels[k];
+}
+
 TEST(ScenarioErrors, WrongType) {
   const BadCase c =
       write_bad("wrong_type", pendulum_model() + "duration: 1\ncontacts:\n  - {frame: tip, stiffness: stiff}\n");

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Kernels compiled on demand (docs/codegen.md, "Compiled on demand"): the cold compile time of
+# each model's kernels into an empty cache, the load time from the cache, and whole runs with
+# and without --compiled (real-time factor, as `articula run` prints it, the median of 3).
+# Cases: the rx130 e-stop (ABA until the brakes lock), TALOS standing on welded feet (the
+# compiled constrained dynamics; talos_wall without its hand contact), and talos_wall itself
+# (an elastic contact: the runtime path runs, so --compiled must cost nothing there).
+# usage: bash benchmarks/compiled_run.sh BUILD_DIR [OUT_DIR]
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="$(cd "${1:?usage: compiled_run.sh BUILD_DIR [OUT_DIR]}" && pwd)"
+out="${2:-$(mktemp -d)}"
+mkdir -p "$out"
+cli="$build/cli/articula"
+# talos on welded feet: the wall scenario without its contacts section.
+sed -e "s|urdf: ../models/|urdf: $root/models/|" -e '/^contacts:/,/^[a-z_]*:/{/^contacts:/d;/^  /d}' -e '/target: hand}/d' \
+  "$root/scenarios/talos_wall.yaml" > "$out/talos_feet.yaml"
+sed -e "s|urdf: ../models/|urdf: $root/models/|" "$root/scenarios/talos_wall.yaml" > "$out/talos_wall.yaml"
+sed -e "s|urdf: ../models/|urdf: $root/models/|" "$root/scenarios/estop_consistent.yaml" > "$out/estop.yaml"
+
+rtf() {  # scenario, duration, extra options: the median real-time factor of 3 runs
+  for _ in 1 2 3; do
+    "$cli" run -q "$1" --duration "$2" -o "$out/logs" "${@:3}" | sed -n 's/.*real-time factor \([0-9.e+]*\).*/\1/p'
+  done | sort -g | sed -n 2p
+}
+
+printf '| case | compile (cold) | load (cached) | RTF runtime | RTF --compiled | ratio |\n|---|---:|---:|---:|---:|---:|\n'
+for case in estop:1 talos_feet:1 talos_wall:1; do
+  name="${case%%:*}" duration="${case##*:}"
+  cache="$out/cache_$name"
+  rm -rf "$cache"
+  cold="$("$cli" run -q "$out/$name.yaml" --duration 0.001 -o "$out/logs" --compiled --cache-dir "$cache" |
+    sed -n 's/.*kernels compiled in \([0-9.]*\) s (\([0-9]*\) units.*/\1 s (\2 units)/p')"
+  warm="$("$cli" run -q "$out/$name.yaml" --duration 0.001 -o "$out/logs" --compiled --cache-dir "$cache" |
+    sed -n 's/.*loaded from the cache in \([0-9]*\) ms.*/\1 ms/p')"
+  a="$(rtf "$out/$name.yaml" "$duration")"
+  b="$(rtf "$out/$name.yaml" "$duration" --compiled --cache-dir "$cache")"
+  printf '| %s | %s | %s | %s | %s | %s |\n' "$name" "$cold" "$warm" "$a" "$b" "$(echo "scale=2; $b / $a" | bc)"
+done
