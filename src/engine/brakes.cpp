@@ -47,6 +47,7 @@ void Simulator::Impl::add_brakes(Simulator& sim) {
   drive.assign(robot.motors().size(), Drive::On);
   drive_sign.assign(robot.motors().size(), 0.0);
   drive_brake.assign(robot.motors().size(), -1);
+  drive_held.assign(robot.motors().size(), 0);
   lambda_q.resize(m.nq);
   lambda_v.resize(m.nv);
   lambda_vdot.resize(m.nv);
@@ -284,9 +285,10 @@ void Simulator::Impl::brake_actions(Simulator& sim, const std::vector<int>& firi
         // stuck friction brake is: the joint's brake lock is switched on (no jump: q̇ = 0), its
         // multiplier λ is the drive's torque, and |λ| reaching effort_limit (guard
         // `drive.<motor>.saturate`) switches it off and the drive to Decelerate at the limit
-        // in the direction −sign(λ) the joint starts to move (its standstill then cuts it and
-        // arms the brake, as for every decelerating drive). A joint with a motor but no brake
-        // has no lock to hold with: its drive is cut at the signal.
+        // in the direction −sign(λ) the joint starts to move; at its standstill it holds again
+        // if another drive still decelerates (otherwise the stop is achieved there: it is cut
+        // and its brake armed). A joint with a motor but no brake has no lock to hold with: its
+        // drive is cut at the signal.
         bool moving = false;
         for (std::size_t m = 0; m < drive.size(); ++m)
           moving = moving || (drive[m] == Drive::On && sim.v_[robot.motors()[m].dof] != 0.0);
@@ -299,6 +301,7 @@ void Simulator::Impl::brake_actions(Simulator& sim, const std::vector<int>& firi
             drive_sign[m] = sign_of(qd);
           } else if (moving && k >= 0 && brake_run[static_cast<std::size_t>(k)].state == BrakeState::Released) {
             drive[m] = Drive::Hold;
+            drive_held[m] = 1;
             lock(static_cast<std::size_t>(k));
           } else {
             drive[m] = Drive::Cut;
@@ -344,9 +347,18 @@ void Simulator::Impl::brake_actions(Simulator& sim, const std::vector<int>& firi
           break;
         case Standstill:
           if (drive[k] == Drive::Decelerate) {
-            drive[k] = Drive::Cut;
-            arm_joint_of(k);
-            stop_achieved();
+            bool others = false;
+            for (std::size_t m = 0; m < drive.size(); ++m) others = others || (m != k && drive[m] == Drive::Decelerate);
+            const int b = drive_brake[k];
+            if (drive_held[k] && others && b >= 0 &&
+                brake_run[static_cast<std::size_t>(b)].state == BrakeState::Released) {
+              drive[k] = Drive::Hold;  // a held joint pushed off its hold: held again at rest
+              lock(static_cast<std::size_t>(b));
+            } else {
+              drive[k] = Drive::Cut;
+              arm_joint_of(k);
+              stop_achieved();
+            }
           }
           break;
         case Saturate: {

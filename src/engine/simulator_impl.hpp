@@ -120,6 +120,7 @@ struct Simulator::Impl {
   std::vector<Drive> drive;        // per motor
   std::vector<double> drive_sign;  // Decelerate: sign of q̇ (command −effort_limit·sign)
   std::vector<int> drive_brake;    // per motor: the brake on its joint (its lock is the hold), or −1
+  std::vector<char> drive_held;    // per motor: held since the signal (a standstill holds it again)
   double cat1_deadline = std::numeric_limits<double>::infinity();
   bool registering = false;   // add_event accepts Kind::Brake actions (the simulator's own events)
   bool lambda_valid = false;  // brake_lambda cache at (lambda_q, lambda_v)

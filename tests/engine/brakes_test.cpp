@@ -550,5 +550,55 @@ TEST(Brakes, StopSignalCategory1HoldSaturatesAtTheEffortLimit) {
   EXPECT_EQ(sim.brake_states()[0], BrakeState::Stuck);
 }
 
+// A shoulder drive whose limit the hold reaches while the elbow is being stopped (the hold
+// torque of the 200 N m case is 112.44 N m at 4 ms and peaks near 112.50 N m): the located
+// saturation at |λ| = 112.48 N m, the drive at its limit while the shoulder moves, the
+// shoulder's standstill where the drive holds it again (the elbow still decelerates), and
+// both brakes armed at the elbow's standstill.
+TEST(Brakes, StopSignalCategory1HoldSaturatesThenHoldsAgain) {
+  constexpr double limit = 112.48;
+  Robot robot = two_link_arm(limit);
+  SimulationOptions o;
+  o.record_samples = true;
+  Simulator sim(robot, o);
+  sim.set_state(VectorX::Zero(2), Eigen::Vector2d(0.0, 3.0));
+  sim.add_event({"stop1", 0.0, {}, 0, false, {EventAction::stop_signal(1)}});
+  const RunResult r = sim.run(0.5);
+  ASSERT_TRUE(r.ok()) << r.message;
+  const EventRecord* saturate = find_event(r, "drive.ms.saturate");
+  const EventRecord* again = find_event(r, "drive.ms.standstill");
+  const EventRecord* stop = find_event(r, "drive.me.standstill");
+  const EventRecord* engage = find_event(r, "bs.engage");
+  ASSERT_NE(saturate, nullptr);
+  ASSERT_NE(again, nullptr);
+  ASSERT_NE(stop, nullptr);
+  ASSERT_NE(engage, nullptr);
+  EXPECT_GT(saturate->time, 0.004);
+  EXPECT_LT(saturate->time, again->time);
+  EXPECT_LT(again->time, stop->time);
+  EXPECT_NEAR(engage->time, stop->time + 0.04, 1e-12);  // armed at the stop, not at its own standstill
+  const auto ct = column(r, "t"), ctau = column(r, "tau.ms"), cq = column(r, "q.shoulder"),
+             cv = column(r, "v.shoulder");
+  double q_again = -1.0;
+  for (const VectorX& s : r.samples) {
+    const double t = s[ct];
+    if (t > 1e-9 && t < saturate->time - 1e-9) {
+      EXPECT_EQ(s[cq], 0.0);
+      EXPECT_LT(std::abs(s[ctau]), limit);
+    }
+    if (t > saturate->time + 1e-9 && t < again->time - 1e-9) {
+      EXPECT_DOUBLE_EQ(s[ctau], -limit);  // at its limit against the sag
+      EXPECT_GT(s[cv], 0.0);
+    }
+    if (t == again->time) q_again = s[cq];
+  }
+  EXPECT_GT(q_again, 1e-7);
+  for (const VectorX& s : r.samples)
+    if (s[ct] > again->time + 1e-9 && s[ct] < stop->time - 1e-9) {
+      EXPECT_NEAR(s[cq], q_again, 1e-12);  // held again
+      EXPECT_LE(std::abs(s[ctau]), limit);
+    }
+}
+
 }  // namespace
 }  // namespace articula
