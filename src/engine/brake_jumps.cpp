@@ -19,9 +19,11 @@ double sign_of(double x) { return x > 0 ? 1.0 : -1.0; }
 
 std::vector<std::size_t> Simulator::Impl::brakes_slip_through(std::vector<std::string>& enables) {
   const auto& brakes = robot.brakes();
+  // Bounded-torque locks: a friction brake's, and a brake's lock while the drive holds with it
+  // (its torque is bounded by the effort limit: brakes.cpp).
   auto friction_lock = [&](const std::string& name) {
-    for (const Brake& b : brakes)
-      if (b.name == name) return b.kind == BrakeKind::Friction;
+    for (std::size_t k = 0; k < brakes.size(); ++k)
+      if (brakes[k].name == name) return brakes[k].kind == BrakeKind::Friction || drive_holds(brake_run[k]);
     return false;
   };
   bool impact = false;
@@ -30,7 +32,8 @@ std::vector<std::size_t> Simulator::Impl::brakes_slip_through(std::vector<std::s
   if (!impact) return through;
   ConstraintSet& set = robot.constraints();
   for (std::size_t k = 0; k < brakes.size(); ++k) {
-    if (brakes[k].kind != BrakeKind::Friction || brake_run[k].state != BrakeState::Stuck) continue;
+    const bool stuck = brakes[k].kind == BrakeKind::Friction && brake_run[k].state == BrakeState::Stuck;
+    if (!stuck && !drive_holds(brake_run[k])) continue;
     through.push_back(k);
     enables.erase(std::remove(enables.begin(), enables.end(), brakes[k].name), enables.end());
     if (set.is_enabled(brakes[k].name)) deactivate_constraints(set, {brakes[k].name});
@@ -47,7 +50,15 @@ std::vector<std::string> Simulator::Impl::brakes_after_jump(Simulator& sim, cons
     const std::string& name = robot.brakes()[k].name;
     const double qd = sim.v_[r.iv];
     if (std::abs(qd) <= 1e-12 * scale) {
-      restick.push_back(name);  // still at rest: sticks again
+      restick.push_back(name);  // still at rest: sticks again (or the drive holds again)
+    } else if (drive_holds(r)) {
+      // A holding drive pushed through: it decelerates the joint at its effort limit.
+      const auto m = static_cast<std::size_t>(r.motor);
+      drive[m] = Drive::Decelerate;
+      drive_sign[m] = sign_of(qd);
+      const std::string drive_name = "drive." + robot.motors()[m].name;
+      record.names.push_back(drive_name + ".slip_through");
+      record.actions += "; " + drive_name + ": pushed through the impact (decelerates)";
     } else {
       r.state = BrakeState::Slipping;
       r.sign = sign_of(qd);
@@ -85,6 +96,13 @@ bool Simulator::Impl::release_brakes(Simulator& sim, RunResult& result) {
       names.push_back(brakes[k].name + ".release");
       r.state = BrakeState::Slipping;
       r.sign = -sign_of(l);
+    } else if (drive_holds(r) && std::abs(l) > robot.motors()[static_cast<std::size_t>(r.motor)].effort_limit) {
+      // The hold needs more than the drive's effort limit at once: it decelerates (brakes.cpp).
+      const auto m = static_cast<std::size_t>(r.motor);
+      released.push_back(brakes[k].name);
+      names.push_back("drive." + robot.motors()[m].name + ".saturate");
+      drive[m] = Drive::Decelerate;
+      drive_sign[m] = -sign_of(l);
     } else if (r.state == BrakeState::Locked && !r.overloaded && std::abs(l) > brakes[k].torque) {
       r.overloaded = true;
       names.push_back(brakes[k].name + ".overload");
@@ -101,8 +119,9 @@ bool Simulator::Impl::release_brakes(Simulator& sim, RunResult& result) {
   record.names = names;
   for (const auto& name : names)
     record.actions += (record.actions.empty() ? "" : "; ") + name +
-                      (name.ends_with(".release") ? " (the hold would exceed static_torque)"
-                                                  : " (the holding torque is exceeded; the pin stays locked)");
+                      (name.ends_with(".release")    ? " (the hold would exceed static_torque)"
+                       : name.ends_with(".saturate") ? " (the hold would exceed the drive's effort_limit)"
+                                                     : " (the holding torque is exceeded; the pin stays locked)");
   EventLogRow row{record.time, "", record.actions, record.kinetic_before, record.kinetic_after, record.potential,
                   0.0,         0.0};
   for (std::size_t k = 0; k < names.size(); ++k) row.name += (k ? "+" : "") + names[k];

@@ -5,6 +5,9 @@
 //   stick    g = s·q̇ while slipping in direction s (falling zero)    → lock on, no jump (q̇ = 0)
 //   release  g = |λ| − static_torque while stuck (rising zero)        → lock off, slip
 //   overload g = |λ| − torque while a pin brake is locked             → reported, lock stays
+// and the drives' category-1 switches (one per motor):
+//   standstill g = s·q̇ while decelerating in direction s (falling zero) → drive cut, brake armed
+//   saturate   g = |λ| − effort_limit while holding (rising zero)         → decelerates at the limit
 // The slip torque −torque·s is exact between events: s is fixed per segment (a mode of the
 // hybrid system; Pfeiffer & Glocker, "Multibody Dynamics with Unilateral Contacts", 1996, §5:
 // stick–slip transitions of Coulomb friction as switches between a sliding and a sticking
@@ -43,6 +46,8 @@ void Simulator::Impl::add_brakes(Simulator& sim) {
   brake_run.assign(brakes.size(), BrakeRun{});
   drive.assign(robot.motors().size(), Drive::On);
   drive_sign.assign(robot.motors().size(), 0.0);
+  drive_brake.assign(robot.motors().size(), -1);
+  drive_held.assign(robot.motors().size(), 0);
   lambda_q.resize(m.nq);
   lambda_v.resize(m.nv);
   lambda_vdot.resize(m.nv);
@@ -60,6 +65,7 @@ void Simulator::Impl::add_brakes(Simulator& sim) {
     r.iv = m.idx_v[j];
     for (std::size_t i = 0; i < robot.motors().size(); ++i)
       if (robot.motors()[i].joint == b.joint) r.motor = static_cast<int>(i);
+    if (r.motor >= 0) drive_brake[static_cast<std::size_t>(r.motor)] = static_cast<int>(k);
     if (!set.contains(b.name)) {
       set.add(std::make_shared<JointLock>(b.name, std::vector<std::string>{b.joint}), false);
     } else if (dynamic_cast<const JointLock*>(&set.get(b.name)) == nullptr) {
@@ -125,6 +131,20 @@ void Simulator::Impl::add_brakes(Simulator& sim) {
     };
     standstill.actions = {brake_action(motor.name, Standstill, i)};
     sim.add_event(std::move(standstill));
+    if (drive_brake[i] < 0) continue;
+    // A holding drive saturates when the torque the hold needs, the lock's multiplier λ,
+    // reaches the effort limit (evaluated as the release guard of a stuck brake).
+    Event saturate;
+    saturate.name = "drive." + motor.name + ".saturate";
+    saturate.direction = 1;
+    saturate.repeat = true;
+    saturate.guard = [this, i](double, VectorRef q, VectorRef v) {
+      const auto k = static_cast<std::size_t>(drive_brake[i]);
+      if (drive[i] != Drive::Hold || !brake_locked(brake_run[k])) return -1.0;
+      return std::abs(brake_lambda(*owner, k, q, v)) - robot.motors()[i].effort_limit;
+    };
+    saturate.actions = {brake_action(motor.name, Saturate, i)};
+    sim.add_event(std::move(saturate));
   }
   Event deadline;
   deadline.name = "stop_signal.max_time";
@@ -216,10 +236,26 @@ void Simulator::Impl::brake_actions(Simulator& sim, const std::vector<int>& firi
     for (std::size_t k = 0; k < brake_run.size(); ++k)
       if (brake_run[k].motor == static_cast<int>(motor)) arm(k);
   };
+  // The stop is achieved: the holding drives are cut (their locks off) and their brakes armed.
+  auto end_holds = [&]() {
+    for (std::size_t m = 0; m < drive.size(); ++m) {
+      if (drive[m] != Drive::Hold) continue;
+      drive[m] = Drive::Cut;
+      const auto k = static_cast<std::size_t>(drive_brake[m]);
+      const std::string& name = brakes[k].name;
+      enables.erase(std::remove(enables.begin(), enables.end(), name), enables.end());
+      if (robot.constraints().is_enabled(name)) deactivate_constraints(robot.constraints(), {name});
+      arm(k);
+    }
+  };
+  auto stop_achieved = [&]() {
+    if (std::none_of(drive.begin(), drive.end(), [](Drive d) { return d == Drive::Decelerate; })) end_holds();
+  };
   auto deadline = [&]() {
     cat1_deadline = std::numeric_limits<double>::infinity();
     for (std::size_t i = 0; i < drive.size(); ++i)
       if (drive[i] == Drive::Decelerate) drive[i] = Drive::Cut;
+    end_holds();
     for (std::size_t k = 0; k < brake_run.size(); ++k) arm(k);
   };
   for (const int i : firing)
@@ -231,21 +267,54 @@ void Simulator::Impl::brake_actions(Simulator& sim, const std::vector<int>& firi
           for (std::size_t k = 0; k < brake_run.size(); ++k) arm(k);
           continue;
         }
-        // Category 1: decelerate at the effort limit (IEC 60204-1 §9.2.2: stop category 1,
-        // power removed once the machine has stopped).
+        // Category 1 (IEC 60204-1 §9.2.2: "a controlled stop with power available to the
+        // machine actuators to achieve the stop and then removal of power when the stop is
+        // achieved"). Each moving joint's drive decelerates it at its effort limit; its brake
+        // is armed at its standstill. A joint at rest keeps its powered drive, which holds it
+        // (Drive::Hold) until the stop is achieved, i.e. until no drive decelerates any more
+        // (or the deadline); then those drives are cut and their brakes armed.
+        //
+        // The hold is a servo drive's velocity loop with reference 0 and its torque saturated
+        // at the effort limit, in its high-gain limit: the joint's velocity stays exactly 0
+        // while the torque this takes is within the limit, and the drive applies the limit
+        // against the motion once it is not. That limit of u = −U·sign(q̇) is Filippov's
+        // sliding mode on q̇ = 0 with Utkin's equivalent control (A. F. Filippov, "Differential
+        // Equations with Discontinuous Righthand Sides", 1988; V. I. Utkin, "Sliding Modes in
+        // Control and Optimization", 1992, the equivalent-control method): the torque on the
+        // mode is the one that keeps q̇ = 0. In the engine that is a constraint with a bounded multiplier, as a
+        // stuck friction brake is: the joint's brake lock is switched on (no jump: q̇ = 0), its
+        // multiplier λ is the drive's torque, and |λ| reaching effort_limit (guard
+        // `drive.<motor>.saturate`) switches it off and the drive to Decelerate at the limit
+        // in the direction −sign(λ) the joint starts to move; at its standstill it holds again
+        // if another drive still decelerates (otherwise the stop is achieved there: it is cut
+        // and its brake armed). A joint with a motor but no brake has no lock to hold with: its
+        // drive is cut at the signal.
+        bool moving = false;
+        for (std::size_t m = 0; m < drive.size(); ++m)
+          moving = moving || (drive[m] == Drive::On && sim.v_[robot.motors()[m].dof] != 0.0);
         for (std::size_t m = 0; m < drive.size(); ++m) {
           if (drive[m] != Drive::On) continue;
           const double qd = sim.v_[robot.motors()[m].dof];
+          const int k = drive_brake[m];
           if (qd != 0.0) {
             drive[m] = Drive::Decelerate;
             drive_sign[m] = sign_of(qd);
+          } else if (moving && k >= 0 && brake_run[static_cast<std::size_t>(k)].state == BrakeState::Released) {
+            drive[m] = Drive::Hold;
+            drive_held[m] = 1;
+            lock(static_cast<std::size_t>(k));
           } else {
             drive[m] = Drive::Cut;
           }
         }
         for (std::size_t k = 0; k < brake_run.size(); ++k) {
           const int m = brake_run[k].motor;
-          if (m < 0 || drive[static_cast<std::size_t>(m)] != Drive::Decelerate) arm(k);
+          if (m < 0) {
+            arm(k);
+            continue;
+          }
+          const Drive d = drive[static_cast<std::size_t>(m)];
+          if (d != Drive::Decelerate && d != Drive::Hold) arm(k);
         }
         cat1_deadline = sim.t_ + a.value;
         if (a.value == 0.0) deadline();
@@ -278,10 +347,31 @@ void Simulator::Impl::brake_actions(Simulator& sim, const std::vector<int>& firi
           break;
         case Standstill:
           if (drive[k] == Drive::Decelerate) {
-            drive[k] = Drive::Cut;
-            arm_joint_of(k);
+            bool others = false;
+            for (std::size_t m = 0; m < drive.size(); ++m) others = others || (m != k && drive[m] == Drive::Decelerate);
+            const int b = drive_brake[k];
+            if (drive_held[k] && others && b >= 0 &&
+                brake_run[static_cast<std::size_t>(b)].state == BrakeState::Released) {
+              drive[k] = Drive::Hold;  // a held joint pushed off its hold: held again at rest
+              lock(static_cast<std::size_t>(b));
+            } else {
+              drive[k] = Drive::Cut;
+              arm_joint_of(k);
+              stop_achieved();
+            }
           }
           break;
+        case Saturate: {
+          const int b = drive_brake[k];
+          if (drive[k] == Drive::Hold && b >= 0 && brake_locked(brake_run[static_cast<std::size_t>(b)])) {
+            // The joint starts to move against the hold's torque λ: direction −sign(λ).
+            const double lambda = brake_lambda(sim, static_cast<std::size_t>(b), sim.q_, sim.v_);
+            deactivate_constraints(robot.constraints(), {brakes[static_cast<std::size_t>(b)].name});
+            drive[k] = Drive::Decelerate;
+            drive_sign[k] = -sign_of(lambda);
+          }
+          break;
+        }
         case Deadline:
           deadline();
           break;
@@ -303,6 +393,12 @@ void Simulator::Impl::update_brake_outputs(Simulator& sim) {
     } else if (brake_locked(r)) {
       const int row = constraint_rows[static_cast<std::size_t>(r.column)];
       if (row < lambda.size()) torque = lambda[row];
+      if (drive_holds(r)) {
+        // The lock holds for the drive: λ is the drive's torque, not the brake's.
+        const Motor& motor = robot.motors()[static_cast<std::size_t>(r.motor)];
+        sim.tau_motor_[r.motor] = motor.effort(0.0, sim.v_[motor.dof]) + torque;
+        torque = 0.0;
+      }
     }
     sim.brake_torques_[static_cast<Eigen::Index>(k)] = torque;
   }

@@ -94,9 +94,14 @@ std::string EventAction::describe() const {
       break;
     case Kind::Brake: {
       // Codes of Simulator::Impl::BrakeSwitch (brakes.cpp).
-      static const char* const what[] = {"engage", "stick (lock on)", "release (slips)", "overload reported",
-                                         "standstill (drive cut, brake armed)", "category-1 max time (drives cut)"};
-      s << target << ": " << (category >= 0 && category < 6 ? what[category] : "?");
+      static const char* const what[] = {"engage",
+                                         "stick (lock on)",
+                                         "release (slips)",
+                                         "overload reported",
+                                         "standstill (drive cut, brake armed)",
+                                         "category-1 max time (drives cut)",
+                                         "hold saturates (drive at its effort limit)"};
+      s << target << ": " << (category >= 0 && category < 7 ? what[category] : "?");
       break;
     }
   }

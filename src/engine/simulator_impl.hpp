@@ -104,7 +104,7 @@ struct Simulator::Impl {
 
   // Brakes (brakes.cpp, docs/brakes.md): one JointLock per brake (named as the brake), the
   // drives' stop modes, and the guard events of the switches.
-  enum BrakeSwitch { Engage, Stick, Release, Overload, Standstill, Deadline };
+  enum BrakeSwitch { Engage, Stick, Release, Overload, Standstill, Deadline, Saturate };
   struct BrakeRun {
     BrakeState state = BrakeState::Released;
     double sign = 0.0;  // Slipping: sign of q̇ over the segment (the slip torque is −torque·sign)
@@ -113,10 +113,14 @@ struct Simulator::Impl {
     int column = -1;          // index of the lock in constraint_names (resolved per run)
     bool overloaded = false;  // pin: the overload was reported
   };
-  enum class Drive { On, Cut, Decelerate };
+  // Hold: category 1, the joint was at rest at the signal; the drive keeps it there (the
+  // brake's lock on, |λ| ≤ effort_limit) until the stop is achieved (brakes.cpp).
+  enum class Drive { On, Cut, Decelerate, Hold };
   std::vector<BrakeRun> brake_run;
   std::vector<Drive> drive;        // per motor
   std::vector<double> drive_sign;  // Decelerate: sign of q̇ (command −effort_limit·sign)
+  std::vector<int> drive_brake;    // per motor: the brake on its joint (its lock is the hold), or −1
+  std::vector<char> drive_held;    // per motor: held since the signal (a standstill holds it again)
   double cat1_deadline = std::numeric_limits<double>::infinity();
   bool registering = false;   // add_event accepts Kind::Brake actions (the simulator's own events)
   bool lambda_valid = false;  // brake_lambda cache at (lambda_q, lambda_v)
@@ -124,6 +128,11 @@ struct Simulator::Impl {
   void add_brakes(Simulator& sim);
   bool brake_locked(const BrakeRun& b) const {
     return b.column >= 0 && constraint_rows[static_cast<std::size_t>(b.column)] >= 0;
+  }
+  // The brake's lock is the holding drive's, not the brake's: the brake is released and the
+  // drive on its joint holds (category 1, until the stop is achieved).
+  bool drive_holds(const BrakeRun& b) const {
+    return b.state == BrakeState::Released && b.motor >= 0 && drive[static_cast<std::size_t>(b.motor)] == Drive::Hold;
   }
   // The lock multiplier of brake k at (q, v) (an evaluation of its own, cached per state).
   double brake_lambda(Simulator& sim, std::size_t k, VectorRef q, VectorRef v);

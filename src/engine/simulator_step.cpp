@@ -72,9 +72,11 @@ bool Simulator::Impl::rhs(Simulator& sim, VectorRef q, VectorRef v, Eigen::Ref<V
   for (std::size_t k = 0; k < motors.size(); ++k) {
     const Motor& motor = motors[k];
     // After a stop signal (brakes.cpp): a cut drive applies no command, a decelerating one
-    // its effort limit against the motion; the motor's own friction stays.
+    // its effort limit against the motion, a holding one its torque through the brake's lock
+    // (the multiplier λ, reported as its torque by update_brake_outputs); the motor's own
+    // friction stays.
     double u = sim.u_[static_cast<Eigen::Index>(k)];
-    if (drive[k] == Drive::Cut) u = 0.0;
+    if (drive[k] == Drive::Cut || drive[k] == Drive::Hold) u = 0.0;
     if (drive[k] == Drive::Decelerate) u = -drive_sign[k] * motor.effort_limit;
     const double e = motor.effort(u, v[motor.dof]);
     sim.tau_motor_[static_cast<Eigen::Index>(k)] = e;

@@ -242,5 +242,36 @@ TEST(NoAllocation, SimulationStepsWithSlippingAndStuckBrakes) {
   EXPECT_LE(long_run, short_run) << "allocations grow with the number of steps";
 }
 
+// A category-1 stop on the RX130 stand-in: joint_1's drive decelerating it at its effort limit
+// (its standstill guard), joint_3 at rest held by its drive through its brake's lock (the
+// saturation guard evaluates the lock's multiplier every step): no allocation per step.
+long allocations_of_category1_run(double duration) {
+  Robot robot = Robot::from_urdf(test::model_path("rx130_standin"));
+  robot.add_motor({.name = "m1", .joint = "joint_1", .effort_limit = 5.0});
+  robot.add_motor({.name = "m3", .joint = "joint_3", .effort_limit = 1e4});
+  robot.add_brake({.name = "b1", .joint = "joint_1", .torque = 5.0});
+  robot.add_brake({.name = "b3", .joint = "joint_3", .torque = 100.0, .static_torque = 1e5});
+  Simulator sim(robot);
+  VectorX v = VectorX::Zero(6);
+  v[0] = 1.2;
+  sim.set_state(neutral(robot.model()), v);
+  sim.add_event({"stop1", 0.0, {}, 0, false, {EventAction::stop_signal(1)}});
+  test::CountAllocations counter;
+  const RunResult r = sim.run(duration);
+  const long n = counter.count();
+  EXPECT_TRUE(r.ok()) << r.message;
+  EXPECT_GT(sim.v()[0], 0.0);  // still decelerating
+  EXPECT_EQ(sim.v()[2], 0.0);  // held
+  EXPECT_EQ(sim.brake_states()[0], BrakeState::Released);
+  EXPECT_EQ(sim.brake_states()[1], BrakeState::Released);
+  return n;
+}
+
+TEST(NoAllocation, SimulationStepsWithACategory1StopHoldingAJoint) {
+  const long short_run = allocations_of_category1_run(0.02);
+  const long long_run = allocations_of_category1_run(0.1);
+  EXPECT_LE(long_run, short_run) << "allocations grow with the number of steps";
+}
+
 }  // namespace
 }  // namespace articula

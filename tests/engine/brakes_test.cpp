@@ -432,5 +432,173 @@ TEST(Brakes, StopSignalCategory1DeceleratesAtTheEffortLimitThenBrakes) {
   EXPECT_NEAR(stick->time, 0.3 + 1.2 / 1.0, 1e-8);
 }
 
+// A two-link arm in a vertical plane (joints about y; positive rates lower the links): the
+// upper arm (10 kg, com 0.25 m) on the shoulder, the forearm (5 kg, com 0.25 m) on the elbow
+// 0.5 m out, both horizontal at q = 0. Motors and friction brakes on both joints.
+Robot two_link_arm(double shoulder_effort_limit) {
+  ModelBuilder b("two_link_arm");
+  b.add_body("upper", "", "shoulder", JointType::Revolute, Transform(), Vector3::UnitY(),
+             Inertia::from_com(10.0, Vector3(0.25, 0, 0), 0.05 * Matrix3::Identity()));
+  b.add_body("fore", "upper", "elbow", JointType::Revolute, Transform(Matrix3::Identity(), Vector3(0.5, 0, 0)),
+             Vector3::UnitY(), Inertia::from_com(5.0, Vector3(0.25, 0, 0), 0.02 * Matrix3::Identity()));
+  Robot robot(b.build());
+  robot.add_motor({.name = "ms", .joint = "shoulder", .effort_limit = shoulder_effort_limit});
+  robot.add_motor({.name = "me", .joint = "elbow", .effort_limit = 30.0});
+  robot.add_brake({.name = "bs", .joint = "shoulder", .delay = 0.04, .torque = 150.0, .static_torque = 180.0});
+  robot.add_brake({.name = "be", .joint = "elbow", .delay = 0.03, .torque = 40.0, .static_torque = 50.0});
+  return robot;
+}
+
+// Category 1 with the elbow moving down at 3 rad/s and the shoulder at rest: the shoulder's
+// drive holds it (IEC 60204-1 §9.2.2: power available until the stop is achieved) while the
+// elbow's decelerates the elbow; at the elbow's standstill both drives are cut and both brakes
+// armed. The elbow then moves exactly as on a fixed shoulder (the same forearm on a hinge 0.5 m
+// out from the world), and the shoulder does not move before the standstill.
+TEST(Brakes, StopSignalCategory1HoldsTheJointsAtRestUntilTheStop) {
+  Robot robot = two_link_arm(200.0);
+  SimulationOptions o;
+  o.record_samples = true;
+  Simulator sim(robot, o);
+  sim.set_state(VectorX::Zero(2), Eigen::Vector2d(0.0, 3.0));
+  sim.add_event({"stop1", 0.0, {}, 0, false, {EventAction::stop_signal(1)}});
+  const RunResult r = sim.run(0.5);
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(find_event(r, "drive.ms.saturate"), nullptr);
+  const EventRecord* standstill = find_event(r, "drive.me.standstill");
+  ASSERT_NE(standstill, nullptr);
+  const double ts = standstill->time;
+  EXPECT_GT(ts, 0.03);
+  const EventRecord* engage_s = find_event(r, "bs.engage");
+  const EventRecord* engage_e = find_event(r, "be.engage");
+  ASSERT_NE(engage_s, nullptr);
+  ASSERT_NE(engage_e, nullptr);
+  EXPECT_NEAR(engage_s->time, ts + 0.04, 1e-12);  // the shoulder's brake is armed at the stop
+  EXPECT_NEAR(engage_e->time, ts + 0.03, 1e-12);
+
+  // The same forearm on a hinge fixed 0.5 m out: its category-1 stop.
+  ModelBuilder b("forearm");
+  b.add_body("fore", "", "elbow", JointType::Revolute, Transform(Matrix3::Identity(), Vector3(0.5, 0, 0)),
+             Vector3::UnitY(), Inertia::from_com(5.0, Vector3(0.25, 0, 0), 0.02 * Matrix3::Identity()));
+  Robot one(b.build());
+  one.add_motor({.name = "me", .joint = "elbow", .effort_limit = 30.0});
+  one.add_brake({.name = "be", .joint = "elbow", .delay = 0.03, .torque = 40.0, .static_torque = 50.0});
+  Simulator ref(one, o);
+  ref.set_state(VectorX::Zero(1), VectorX::Constant(1, 3.0));
+  ref.add_event({"stop1", 0.0, {}, 0, false, {EventAction::stop_signal(1)}});
+  const RunResult rr = ref.run(ts);
+  ASSERT_TRUE(rr.ok()) << rr.message;
+  const EventRecord* ref_standstill = find_event(rr, "drive.me.standstill");
+  ASSERT_NE(ref_standstill, nullptr);
+  EXPECT_NEAR(ref_standstill->time, ts, 1e-9);
+
+  // Before the standstill: the shoulder does not move, its drive's torque is the lock's
+  // multiplier (within the effort limit), the brake (released) applies nothing.
+  const auto ct = column(r, "t"), cq = column(r, "q.shoulder"), cv = column(r, "v.shoulder");
+  const auto cqe = column(r, "q.elbow"), ctau = column(r, "tau.ms"), cl = column(r, "lambda.bs.0");
+  const auto cbs = column(r, "brake.bs.state"), cbt = column(r, "brake.bs.torque");
+  int held = 0;
+  double peak = 0.0;
+  for (const VectorX& s : r.samples)
+    if (s[ct] > 1e-9 && s[ct] < ts - 1e-9) {
+      ++held;
+      EXPECT_NEAR(s[cq], 0.0, 1e-12) << "t = " << s[ct];
+      EXPECT_NEAR(s[cv], 0.0, 1e-12) << "t = " << s[ct];
+      EXPECT_DOUBLE_EQ(s[ctau], s[cl]);
+      EXPECT_LE(std::abs(s[ctau]), 200.0);
+      EXPECT_EQ(s[cbs], state_code(BrakeState::Released));
+      EXPECT_EQ(s[cbt], 0.0);
+      peak = std::max(peak, std::abs(s[ctau]));
+    }
+  EXPECT_GT(held, 20);
+  // It holds the arm against gravity: at least the static torque 10·g·0.25 + 5·g·0.75 at t = 0.
+  EXPECT_GT(peak, 9.81 * (10 * 0.25 + 5 * 0.75) - 1.0);
+  // The elbow follows the fixed-shoulder stop: the same angle at the standstill.
+  double elbow_at_stop = -1.0;
+  for (const VectorX& s : r.samples)
+    if (s[ct] == ts) elbow_at_stop = s[cqe];
+  EXPECT_NEAR(elbow_at_stop, ref.q()[0], 1e-9);
+  // After the stop the power is removed: the shoulder sags during its brake's delay.
+  EXPECT_GT(sim.q()[0], 1e-4);
+  EXPECT_EQ(sim.brake_states()[0], BrakeState::Stuck);
+  EXPECT_EQ(sim.brake_states()[1], BrakeState::Stuck);
+}
+
+// A shoulder drive too weak to hold the arm (50 N m < the 61 N m gravity torque): the hold
+// saturates at once, the drive pushes at its limit against the sag and the shoulder moves
+// down; at the deadline every drive is cut and the brakes are armed.
+TEST(Brakes, StopSignalCategory1HoldSaturatesAtTheEffortLimit) {
+  Robot robot = two_link_arm(50.0);
+  SimulationOptions o;
+  o.record_samples = true;
+  Simulator sim(robot, o);
+  sim.set_state(VectorX::Zero(2), Eigen::Vector2d(0.0, 3.0));
+  sim.add_event({"stop1", 0.0, {}, 0, false, {EventAction::stop_signal(1, 0.2)}});
+  const RunResult r = sim.run(1.0);
+  ASSERT_TRUE(r.ok()) << r.message;
+  const EventRecord* saturate = find_event(r, "drive.ms.saturate");
+  ASSERT_NE(saturate, nullptr);
+  EXPECT_EQ(saturate->time, 0.0);
+  const auto ct = column(r, "t"), ctau = column(r, "tau.ms"), cv = column(r, "v.shoulder");
+  int pushing = 0;
+  for (const VectorX& s : r.samples)
+    if (s[ct] > 1e-9 && s[ct] < 0.01) {
+      ++pushing;
+      EXPECT_DOUBLE_EQ(s[ctau], -50.0);  // against the downward sag, at the limit
+      EXPECT_GT(s[cv], 0.0);
+    }
+  EXPECT_GT(pushing, 5);
+  EXPECT_EQ(sim.brake_states()[0], BrakeState::Stuck);
+}
+
+// A shoulder drive whose limit the hold reaches while the elbow is being stopped (the hold
+// torque of the 200 N m case is 112.44 N m at 4 ms and peaks near 112.50 N m): the located
+// saturation at |λ| = 112.48 N m, the drive at its limit while the shoulder moves, the
+// shoulder's standstill where the drive holds it again (the elbow still decelerates), and
+// both brakes armed at the elbow's standstill.
+TEST(Brakes, StopSignalCategory1HoldSaturatesThenHoldsAgain) {
+  constexpr double limit = 112.48;
+  Robot robot = two_link_arm(limit);
+  SimulationOptions o;
+  o.record_samples = true;
+  Simulator sim(robot, o);
+  sim.set_state(VectorX::Zero(2), Eigen::Vector2d(0.0, 3.0));
+  sim.add_event({"stop1", 0.0, {}, 0, false, {EventAction::stop_signal(1)}});
+  const RunResult r = sim.run(0.5);
+  ASSERT_TRUE(r.ok()) << r.message;
+  const EventRecord* saturate = find_event(r, "drive.ms.saturate");
+  const EventRecord* again = find_event(r, "drive.ms.standstill");
+  const EventRecord* stop = find_event(r, "drive.me.standstill");
+  const EventRecord* engage = find_event(r, "bs.engage");
+  ASSERT_NE(saturate, nullptr);
+  ASSERT_NE(again, nullptr);
+  ASSERT_NE(stop, nullptr);
+  ASSERT_NE(engage, nullptr);
+  EXPECT_GT(saturate->time, 0.004);
+  EXPECT_LT(saturate->time, again->time);
+  EXPECT_LT(again->time, stop->time);
+  EXPECT_NEAR(engage->time, stop->time + 0.04, 1e-12);  // armed at the stop, not at its own standstill
+  const auto ct = column(r, "t"), ctau = column(r, "tau.ms"), cq = column(r, "q.shoulder"),
+             cv = column(r, "v.shoulder");
+  double q_again = -1.0;
+  for (const VectorX& s : r.samples) {
+    const double t = s[ct];
+    if (t > 1e-9 && t < saturate->time - 1e-9) {
+      EXPECT_EQ(s[cq], 0.0);
+      EXPECT_LT(std::abs(s[ctau]), limit);
+    }
+    if (t > saturate->time + 1e-9 && t < again->time - 1e-9) {
+      EXPECT_DOUBLE_EQ(s[ctau], -limit);  // at its limit against the sag
+      EXPECT_GT(s[cv], 0.0);
+    }
+    if (t == again->time) q_again = s[cq];
+  }
+  EXPECT_GT(q_again, 1e-7);
+  for (const VectorX& s : r.samples)
+    if (s[ct] > again->time + 1e-9 && s[ct] < stop->time - 1e-9) {
+      EXPECT_NEAR(s[cq], q_again, 1e-12);  // held again
+      EXPECT_LE(std::abs(s[ctau]), limit);
+    }
+}
+
 }  // namespace
 }  // namespace articula
