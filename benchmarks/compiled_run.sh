@@ -4,7 +4,7 @@
 # and without --compiled (real-time factor, as `articula run` prints it, the median of 3).
 # Cases: the rx130 e-stop (ABA until the brakes lock), TALOS standing on welded feet (the
 # compiled constrained dynamics; talos_wall without its hand contact), and talos_wall itself
-# (an elastic contact: the runtime path runs, so --compiled must cost nothing there).
+# (an elastic contact: --compiled compiles nothing and the runtime algorithms run).
 # usage: bash benchmarks/compiled_run.sh BUILD_DIR [OUT_DIR]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

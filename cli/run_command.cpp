@@ -120,6 +120,15 @@ void print_summary(const Scenario& s, const RunResult& r, bool quiet) {
 // --compiled: the model's kernels from the cache, or compiled now (docs/codegen.md). Without a
 // compiler, or when it fails, one notice and the runtime algorithms.
 void use_compiled_kernels(Scenario& s, const RunOptions& o) {
+  if (!s.robot->contacts().empty()) {
+    // The engine never calls the kernels while the robot has elastic contacts: nothing to compile.
+    std::printf(
+        "articula run: notice: the compiled kernels take no contact forces and this robot has %zu elastic "
+        "contact%s; not compiling, running with the runtime algorithms\n",
+        s.robot->contacts().size(), s.robot->contacts().size() == 1 ? "" : "s");
+    std::fflush(stdout);
+    return;
+  }
   CompileOptions c;
   c.cache_dir = o.cache_dir;
   c.held_frames = compilable_held_frames(*s.robot);
@@ -132,10 +141,6 @@ void use_compiled_kernels(Scenario& s, const RunOptions& o) {
     else
       std::printf("articula run: kernels compiled in %.2f s (%d units, %s), cached in %s\n", k->seconds, k->units,
                   c.flags.c_str(), kernel_cache_dir(c).c_str());
-    if (!s.robot->contacts().empty())
-      std::printf(
-          "articula run: note: the compiled kernels take no contact forces; with contacts the runtime "
-          "algorithms run\n");
   } catch (const CompileError& e) {
     std::fprintf(stderr, "articula run: notice: %s; running with the runtime algorithms\n", e.what());
   }
@@ -188,7 +193,8 @@ int run(const RunOptions& o) {
     }
     ReplayOptions view;
     view.title = s.name + (s.description.empty() ? "" : ": " + s.description);
-    if (const int code = write_view_html(*s.robot, s.model_file, {{s.name, files.front()}}, o.html, view, "run")) return code;
+    if (const int code = write_view_html(*s.robot, s.model_file, {{s.name, files.front()}}, o.html, view, "run"))
+      return code;
   }
   if (!r.ok()) {
     std::fprintf(stderr, "articula run: the run failed (%s): %s\n", to_string(r.status).c_str(), r.message.c_str());

@@ -224,5 +224,17 @@ TEST(CompiledKernels, RunCompiledEqualsTheRuntimeRun) {
   EXPECT_LT(worst, 1e-9);
 }
 
+// With elastic contacts the engine never calls the kernels: --compiled says so and compiles nothing.
+TEST(CompiledKernels, RunCompiledWithContactsCompilesNothing) {
+  const test::ScratchDir dir("compiled_contacts");
+  const std::string scenario = std::string(ARTICULA_MODELS_DIR) + "/../scenarios/solo12_stand_lift.yaml";
+  const test::CliResult r = test::run_cli("run '" + scenario + "' -q --duration 0.002 --compiled --cache-dir '" +
+                                          dir.path() + "/cache' -o '" + dir.path() + "/c'");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("elastic contact"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("not compiling"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir.path() + "/cache"));
+}
+
 }  // namespace
 }  // namespace articula
