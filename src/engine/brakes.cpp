@@ -200,8 +200,7 @@ void Simulator::Impl::accumulate_brake_energy(Simulator& sim) {
   for (std::size_t k = 0; k < brake_run.size(); ++k) {
     const BrakeRun& r = brake_run[k];
     if (r.state == BrakeState::Slipping)
-      sim.brake_energy_[static_cast<Eigen::Index>(k)] +=
-          robot.brakes()[k].torque * r.sign * (sim.q_[r.iq] - q0[r.iq]);
+      sim.brake_energy_[static_cast<Eigen::Index>(k)] += robot.brakes()[k].torque * r.sign * (sim.q_[r.iq] - q0[r.iq]);
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "articula/articula.hpp"
 #include "test_models.hpp"
@@ -163,7 +164,10 @@ TEST(Brakes, AHoldBeyondStaticTorqueAtTheStickSlipsAtOnceTheOtherWay) {
 TEST(Brakes, PinBrakeLocksWithTheConsistentJumpAndDissipatesTheCarnotLoss) {
   const double I = 0.5, w0 = 3.0;
   Robot robot = flywheel(I);
-  robot.add_brake({.name = "pin", .joint = "hinge", .kind = BrakeKind::Pin, .delay = 0.1,
+  robot.add_brake({.name = "pin",
+                   .joint = "hinge",
+                   .kind = BrakeKind::Pin,
+                   .delay = 0.1,
                    .torque = std::numeric_limits<double>::infinity()});
   Simulator sim(robot);
   sim.set_state(VectorX::Zero(1), VectorX::Constant(1, w0));
@@ -280,13 +284,16 @@ BrakeStudyConfig rx130_config() {
 // through, and the jump conserves the momentum of every joint but joint_2.
 RunResult run_rx130(Robot& robot, bool friction3, VectorX* q_end = nullptr) {
   const BrakeStudyConfig c = rx130_config();
-  robot.add_brake({.name = "b2", .joint = "joint_2", .kind = BrakeKind::Pin, .delay = 0.05,
+  robot.add_brake({.name = "b2",
+                   .joint = "joint_2",
+                   .kind = BrakeKind::Pin,
+                   .delay = 0.05,
                    .torque = std::numeric_limits<double>::infinity()});
   if (friction3)
     robot.add_brake({.name = "b3", .joint = "joint_3", .torque = 40.0, .static_torque = 1e4});
   else
-    robot.add_brake({.name = "b3", .joint = "joint_3", .kind = BrakeKind::Pin,
-                     .torque = std::numeric_limits<double>::infinity()});
+    robot.add_brake(
+        {.name = "b3", .joint = "joint_3", .kind = BrakeKind::Pin, .torque = std::numeric_limits<double>::infinity()});
   SimulationOptions o;
   o.record_samples = true;
   o.log_period = 0.01;
@@ -335,7 +342,10 @@ TEST(Brakes, BrakeEnergyEqualsTheMechanicalEnergyDrop) {
   const BrakeStudyConfig c = rx130_config();
   Robot robot = Robot::from_urdf(c.urdf);
   robot.add_brake({.name = "b1", .joint = "joint_1", .delay = 0.02, .torque = 300.0});
-  robot.add_brake({.name = "b2", .joint = "joint_2", .kind = BrakeKind::Pin, .delay = 0.04,
+  robot.add_brake({.name = "b2",
+                   .joint = "joint_2",
+                   .kind = BrakeKind::Pin,
+                   .delay = 0.04,
                    .torque = std::numeric_limits<double>::infinity()});
   robot.add_brake({.name = "b3", .joint = "joint_3", .delay = 0.01, .torque = 150.0, .static_torque = 200.0});
   Simulator sim(robot);
@@ -371,7 +381,9 @@ TEST(Brakes, IdealPinBrakesReproduceTheEstopRun) {
   {
     Robot robot = Robot::from_urdf(c.urdf);
     for (const char* j : {"joint_1", "joint_2", "joint_3"})
-      robot.add_brake({.name = std::string("brake.") + j, .joint = j, .kind = BrakeKind::Pin,
+      robot.add_brake({.name = std::string("brake.") + j,
+                       .joint = j,
+                       .kind = BrakeKind::Pin,
                        .torque = std::numeric_limits<double>::infinity()});
     Simulator sim(robot);
     sim.set_state(c.q0, c.v0);
@@ -385,8 +397,11 @@ TEST(Brakes, IdealPinBrakesReproduceTheEstopRun) {
   {
     Robot robot = Robot::from_urdf(c.urdf);
     for (const BrakeEvent& e : c.events)
-      robot.add_brake({.name = "brake." + e.joints.front(), .joint = e.joints.front(), .kind = BrakeKind::Pin,
-                       .delay = e.time, .torque = std::numeric_limits<double>::infinity()});
+      robot.add_brake({.name = "brake." + e.joints.front(),
+                       .joint = e.joints.front(),
+                       .kind = BrakeKind::Pin,
+                       .delay = e.time,
+                       .torque = std::numeric_limits<double>::infinity()});
     Simulator sim(robot);
     sim.set_state(c.q0, c.v0);
     sim.add_event({"estop", 0.0, {}, 0, false, {EventAction::stop_signal()}});
@@ -449,6 +464,20 @@ Robot two_link_arm(double shoulder_effort_limit) {
   return robot;
 }
 
+SimulationOptions recording() {
+  SimulationOptions o;
+  o.record_samples = true;
+  return o;
+}
+
+// The two-link arm with the elbow moving down at 3 rad/s and the shoulder at rest, a category-1
+// stop signal at t = 0 (deadline max_time), run for `duration`.
+RunResult run_cat1_stop(Simulator& sim, double max_time, double duration) {
+  sim.set_state(VectorX::Zero(2), Eigen::Vector2d(0.0, 3.0));
+  sim.add_event({"stop1", 0.0, {}, 0, false, {EventAction::stop_signal(1, max_time)}});
+  return sim.run(duration);
+}
+
 // Category 1 with the elbow moving down at 3 rad/s and the shoulder at rest: the shoulder's
 // drive holds it (IEC 60204-1 §9.2.2: power available until the stop is achieved) while the
 // elbow's decelerates the elbow; at the elbow's standstill both drives are cut and both brakes
@@ -456,12 +485,8 @@ Robot two_link_arm(double shoulder_effort_limit) {
 // out from the world), and the shoulder does not move before the standstill.
 TEST(Brakes, StopSignalCategory1HoldsTheJointsAtRestUntilTheStop) {
   Robot robot = two_link_arm(200.0);
-  SimulationOptions o;
-  o.record_samples = true;
-  Simulator sim(robot, o);
-  sim.set_state(VectorX::Zero(2), Eigen::Vector2d(0.0, 3.0));
-  sim.add_event({"stop1", 0.0, {}, 0, false, {EventAction::stop_signal(1)}});
-  const RunResult r = sim.run(0.5);
+  Simulator sim(robot, recording());
+  const RunResult r = run_cat1_stop(sim, std::numeric_limits<double>::infinity(), 0.5);
   ASSERT_TRUE(r.ok()) << r.message;
   EXPECT_EQ(find_event(r, "drive.ms.saturate"), nullptr);
   const EventRecord* standstill = find_event(r, "drive.me.standstill");
@@ -482,7 +507,7 @@ TEST(Brakes, StopSignalCategory1HoldsTheJointsAtRestUntilTheStop) {
   Robot one(b.build());
   one.add_motor({.name = "me", .joint = "elbow", .effort_limit = 30.0});
   one.add_brake({.name = "be", .joint = "elbow", .delay = 0.03, .torque = 40.0, .static_torque = 50.0});
-  Simulator ref(one, o);
+  Simulator ref(one, recording());
   ref.set_state(VectorX::Zero(1), VectorX::Constant(1, 3.0));
   ref.add_event({"stop1", 0.0, {}, 0, false, {EventAction::stop_signal(1)}});
   const RunResult rr = ref.run(ts);
@@ -528,12 +553,8 @@ TEST(Brakes, StopSignalCategory1HoldsTheJointsAtRestUntilTheStop) {
 // down; at the deadline every drive is cut and the brakes are armed.
 TEST(Brakes, StopSignalCategory1HoldSaturatesAtTheEffortLimit) {
   Robot robot = two_link_arm(50.0);
-  SimulationOptions o;
-  o.record_samples = true;
-  Simulator sim(robot, o);
-  sim.set_state(VectorX::Zero(2), Eigen::Vector2d(0.0, 3.0));
-  sim.add_event({"stop1", 0.0, {}, 0, false, {EventAction::stop_signal(1, 0.2)}});
-  const RunResult r = sim.run(1.0);
+  Simulator sim(robot, recording());
+  const RunResult r = run_cat1_stop(sim, 0.2, 1.0);
   ASSERT_TRUE(r.ok()) << r.message;
   const EventRecord* saturate = find_event(r, "drive.ms.saturate");
   ASSERT_NE(saturate, nullptr);
@@ -558,12 +579,8 @@ TEST(Brakes, StopSignalCategory1HoldSaturatesAtTheEffortLimit) {
 TEST(Brakes, StopSignalCategory1HoldSaturatesThenHoldsAgain) {
   constexpr double limit = 112.48;
   Robot robot = two_link_arm(limit);
-  SimulationOptions o;
-  o.record_samples = true;
-  Simulator sim(robot, o);
-  sim.set_state(VectorX::Zero(2), Eigen::Vector2d(0.0, 3.0));
-  sim.add_event({"stop1", 0.0, {}, 0, false, {EventAction::stop_signal(1)}});
-  const RunResult r = sim.run(0.5);
+  Simulator sim(robot, recording());
+  const RunResult r = run_cat1_stop(sim, std::numeric_limits<double>::infinity(), 0.5);
   ASSERT_TRUE(r.ok()) << r.message;
   const EventRecord* saturate = find_event(r, "drive.ms.saturate");
   const EventRecord* again = find_event(r, "drive.ms.standstill");
