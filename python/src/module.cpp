@@ -30,8 +30,21 @@ void raise_shape(const char* name, const py::array& a, const std::string& expect
   raise(errors().argument, std::string("argument '") + name + "' has shape " + shape + ", expected " + expected);
 }
 
+namespace {
+/// A C-contiguous, aligned float64 NumPy array: usable as it is. Read from the array's header
+/// through NumPy's C API (no dtype object built per call, unlike py::isinstance<Array>).
+bool is_ready_float64(PyObject* obj) {
+  const auto& api = py::detail::npy_api::get();
+  if (!api.PyArray_Check_(obj)) return false;
+  const auto* a = py::detail::array_proxy(obj);
+  constexpr int ready = py::detail::npy_api::NPY_ARRAY_C_CONTIGUOUS_ | py::detail::npy_api::NPY_ARRAY_ALIGNED_;
+  return py::detail::array_descriptor_proxy(a->descr)->type_num == py::detail::npy_api::NPY_DOUBLE_ &&
+         (a->flags & ready) == ready;
+}
+}  // namespace
+
 Array as_array(const py::handle& obj, const char* name) {
-  if (py::isinstance<Array>(obj)) return py::reinterpret_borrow<Array>(obj);
+  if (is_ready_float64(obj.ptr())) return py::reinterpret_borrow<Array>(obj);  // the common case, no conversion
   Array a = py::reinterpret_steal<Array>(py::handle());  // null
   if (!obj.is_none() && !py::isinstance<py::str>(obj) && !py::isinstance<py::dict>(obj)) a = Array::ensure(obj);
   if (!a.ptr()) {
@@ -71,17 +84,39 @@ std::vector<Force> forces_arg(const py::handle& obj, const Model& model) {
   return f;
 }
 
+namespace {
+/// A new, uninitialized float64 array of `nd` dimensions (1 or 2), C order for 1-D, Fortran
+/// (column-major, Eigen's) for 2-D, made by NumPy's C API directly: the per-call path of every
+/// result (pybind11's array_t constructor builds shape and stride vectors on the heap).
+py::array_t<double> new_array(int nd, const Eigen::Index* dims) {
+  const auto& api = py::detail::npy_api::get();
+  Py_intptr_t shape[2] = {dims[0], nd > 1 ? dims[1] : 0};
+  PyObject* descr = api.PyArray_DescrFromType_(py::detail::npy_api::NPY_DOUBLE_);
+  PyObject* a = api.PyArray_NewFromDescr_(api.PyArray_Type_, descr, nd, shape, nullptr, nullptr,
+                                           nd > 1 ? py::detail::npy_api::NPY_ARRAY_F_CONTIGUOUS_ : 0, nullptr);
+  if (!a) throw py::error_already_set();
+  return py::reinterpret_steal<py::array_t<double>>(a);
+}
+}  // namespace
+
 py::array_t<double> vector_array(const Eigen::Ref<const VectorX>& x) {
-  py::array_t<double> a(x.size());
-  if (x.size()) std::memcpy(a.mutable_data(), x.data(), sizeof(double) * static_cast<std::size_t>(x.size()));
+  const Eigen::Index n = x.size();
+  py::array_t<double> a = new_array(1, &n);
+  if (n) std::memcpy(a.mutable_data(), x.data(), sizeof(double) * static_cast<std::size_t>(n));
   return a;
 }
 
 py::array_t<double> matrix_array(const Eigen::Ref<const MatrixX>& x) {
-  // Column-major like Eigen (Fortran order): one memcpy; NumPy indexes it as any 2-D array.
-  py::array_t<double, py::array::f_style> a({x.rows(), x.cols()});
-  for (Eigen::Index j = 0; j < x.cols(); ++j)
-    std::memcpy(a.mutable_data() + j * x.rows(), x.col(j).data(), sizeof(double) * static_cast<std::size_t>(x.rows()));
+  // Column-major like Eigen (Fortran order): a copy by columns; NumPy indexes it as any 2-D array.
+  const Eigen::Index dims[2] = {x.rows(), x.cols()};
+  py::array_t<double> a = new_array(2, dims);
+  double* out = a.mutable_data();
+  if (x.outerStride() == x.rows()) {
+    if (x.size()) std::memcpy(out, x.data(), sizeof(double) * static_cast<std::size_t>(x.size()));
+  } else {
+    for (Eigen::Index j = 0; j < x.cols(); ++j)
+      std::memcpy(out + j * x.rows(), x.col(j).data(), sizeof(double) * static_cast<std::size_t>(x.rows()));
+  }
   return a;
 }
 
