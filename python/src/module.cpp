@@ -1,4 +1,5 @@
 // The extension module articula._core: exceptions, NumPy helpers (common.hpp) and the parts.
+#include <bit>
 #include <cstring>
 #include <sstream>
 
@@ -38,7 +39,9 @@ bool is_ready_float64(PyObject* obj) {
   if (!api.PyArray_Check_(obj)) return false;
   const auto* a = py::detail::array_proxy(obj);
   constexpr int ready = py::detail::npy_api::NPY_ARRAY_C_CONTIGUOUS_ | py::detail::npy_api::NPY_ARRAY_ALIGNED_;
-  return py::detail::array_descriptor_proxy(a->descr)->type_num == py::detail::npy_api::NPY_DOUBLE_ &&
+  const auto* d = py::detail::array_descriptor_proxy(a->descr);
+  const char native = std::endian::native == std::endian::little ? '<' : '>';  // '=' also means native
+  return d->type_num == py::detail::npy_api::NPY_DOUBLE_ && (d->byteorder == '=' || d->byteorder == native) &&
          (a->flags & ready) == ready;
 }
 }  // namespace

@@ -114,3 +114,22 @@ def test_external_forces(ur5):
     tau1 = articula.rnea(ur5, d, q, v, a, f_ext=f)
     assert not np.allclose(tau0, tau1)
     assert np.allclose(articula.aba(ur5, d, q, v, tau1, f_ext=f), 0, atol=1e-9)
+
+
+def test_any_float_layout_gives_the_same_result(ur5):
+    """Inputs used as they are (C-contiguous native float64) and inputs converted first (byte-swapped,
+    strided, float32, integer, lists, Fortran-order matrices) give identical results."""
+    d = articula.Data(ur5)
+    rng = np.random.default_rng(3)
+    q, v, tau = rng.uniform(-1, 1, 6), rng.standard_normal(6), rng.standard_normal(6)
+    ref = articula.aba(ur5, d, q, v, tau)
+    for variant in (q.astype(">f8"), np.repeat(q, 2)[::2], q.tolist(), q.astype("<f8")):
+        assert np.array_equal(articula.aba(ur5, d, variant, v, tau), ref)
+    assert np.array_equal(articula.aba(ur5, d, q, v.astype(">f8"), tau.astype(">f8")), ref)
+    qi = np.array([1, 0, -1, 0, 1, 0])
+    assert np.array_equal(articula.aba(ur5, d, qi, v, tau), articula.aba(ur5, d, qi.astype(float), v, tau))
+    assert np.array_equal(articula.aba(ur5, d, q.astype(np.float32), v, tau),
+                          articula.aba(ur5, d, q.astype(np.float32).astype(float), v, tau))
+    M = articula.crba(ur5, d, q)
+    assert M.shape == (6, 6) and np.array_equal(M, M.T)
+    assert np.array_equal(np.asfortranarray(M) @ v, M @ v)
