@@ -7,11 +7,10 @@
 #include <stdexcept>
 
 #include "codegen/recursions.hpp"
+#include "dynamics/joint_motion.hpp"
 
 namespace articula::codegen {
 namespace {
-
-using N = Emitter;
 
 /// The rows of the held frames: J (m × nv), and for the dynamics the stabilized drift
 /// γ = J̇ v + kd J v + kp e (FrameConstraint with its Baumgarte terms, docs/constraints.md).
@@ -20,39 +19,39 @@ struct Rows {
   std::vector<Sym> gamma;
 };
 
-Rows frame_rows(Spatial& s, const Model& model, const std::vector<HeldFrame>& held, const std::vector<STransform>& X,
-                const std::vector<Sym>* v) {
-  Emitter& e = s.e;
+Rows frame_rows(const Model& model, const std::vector<HeldFrame>& held, const std::vector<STransform>& X,
+                const SymVector* v) {
+  Emitter& e = Emitter::active();
   const int nb = model.njoints, nv = model.nv;
   std::vector<STransform> oM(nb);
   std::vector<SMotion> vel(nb), acc(nb);
   std::vector<SMotion> Jw(nv);  // world joint columns ⁰X_i S_i
   for (Index i = 0; i < nb; ++i) {
     const Index p = model.parents[i];
-    oM[i] = p == kWorld ? X[i] : s.compose(oM[p], X[i]);
+    oM[i] = p == kWorld ? X[i] : oM[p] * X[i];
     for (int k = model.idx_v[i]; k < model.idx_v[i] + model.nv_joint[i]; ++k)
-      Jw[k] = s.act(oM[i], s.motion(subspace_column(model, k)));
+      Jw[k] = oM[i].act(SMotion::from(subspace_column(model, k)));
     if (v) {  // body velocities and bias accelerations (v̇ = 0, no gravity), body coordinates
-      const SMotion vJ = joint_motion(s, model, i, *v);
-      vel[i] = s.add(p == kWorld ? s.zero_motion() : s.act_inv(X[i], vel[p]), vJ);
-      acc[i] = s.add(p == kWorld ? s.zero_motion() : s.act_inv(X[i], acc[p]), s.cross(vel[i], vJ));
+      const SMotion vJ = joint_motion(model, i, *v);
+      vel[i] = (p == kWorld ? SMotion::Zero() : X[i].act_inv(vel[p])) + vJ;
+      acc[i] = (p == kWorld ? SMotion::Zero() : X[i].act_inv(acc[p])) + vel[i].cross(vJ);
     }
   }
   Rows rows;
   for (std::size_t f = 0; f < held.size(); ++f) {
     const Frame& frame = model.frames[model.frame_id(held[f].frame)];
     const Index b = frame.parent;
-    const STransform P = s.num(frame.placement);
-    const STransform oMf = s.compose(oM[b], P);
+    const STransform P = frame.placement.cast<Sym>();
+    const STransform oMf = oM[b] * P;
     std::vector<bool> support(nv, false);
     for (Index j = b; j != kWorld; j = model.parents[j])
       for (int c = model.idx_v[j]; c < model.idx_v[j] + model.nv_joint[j]; ++c) support[c] = true;
     const int dim = held[f].weld ? 6 : 3;
     // Local-world-aligned Jacobian: column c = [v_c + ω_c × p_f; ω_c] (frame_jacobian()).
-    SymMatrix J(dim, std::vector<Sym>(nv, N::number(0.0)));
+    SymMatrix J(dim, std::vector<Sym>(nv, Sym(0.0)));
     for (int c = 0; c < nv; ++c) {
       if (!support[c]) continue;
-      const V3 lin = s.add(Jw[c].v, s.cross(Jw[c].w, oMf.p));
+      const SVector3 lin = Jw[c].v + Jw[c].w.cross(oMf.p);
       for (int k = 0; k < 3; ++k) {
         J[k][c] = lin[k];
         if (dim == 6) J[3 + k][c] = Jw[c].w[k];
@@ -61,32 +60,32 @@ Rows frame_rows(Spatial& s, const Model& model, const std::vector<HeldFrame>& he
     if (v) {
       // Drift: the frame origin's classical acceleration R_f (a_f + ω_f × v_f) and R_f ω̇_f
       // from the frame's local velocity and bias acceleration (frame_acceleration()).
-      const SMotion vf = s.act_inv(P, vel[b]), af = s.act_inv(P, acc[b]);
-      const V3 drift_lin = s.mul(oMf.R, s.add(af.v, s.cross(vf.w, vf.v)));
-      const V3 drift_ang = s.mul(oMf.R, af.w);
+      const SMotion vf = P.act_inv(vel[b]), af = P.act_inv(acc[b]);
+      const SVector3 drift_lin = oMf.R * (af.v + vf.w.cross(vf.v));
+      const SVector3 drift_ang = oMf.R * af.w;
       // Error e = [p_f − p_ref; log₃(R_f R_refᵀ)], reference pose from ref[12 f …].
       const int r0 = 12 * static_cast<int>(f);
-      V3 err_lin;
-      for (int k = 0; k < 3; ++k) err_lin[k] = e.sub(oMf.p[k], e.input(at("ref", r0 + k)));
-      V3 err_ang;
+      SVector3 err_lin;
+      for (int k = 0; k < 3; ++k) err_lin[k] = oMf.p[k] - e.input(at("ref", r0 + k));
+      SVector3 err_ang;
       if (dim == 6) {
-        M3 Rref;
+        SMatrix3 Rref;
         for (int r = 0; r < 3; ++r)
-          for (int c = 0; c < 3; ++c) Rref[r][c] = e.input(at("ref", r0 + 3 + r + 3 * c));  // column-major
-        M3 Rerr;
+          for (int c = 0; c < 3; ++c) Rref(r, c) = e.input(at("ref", r0 + 3 + r + 3 * c));  // column-major
+        SMatrix3 Rerr;
         for (int r = 0; r < 3; ++r)
-          for (int c = 0; c < 3; ++c) Rerr[r][c] = s.dot(oMf.R[r], Rref[c]);  // R_f R_refᵀ
+          for (int c = 0; c < 3; ++c) Rerr(r, c) = oMf.R.row(r).dot(Rref.row(c));  // R_f R_refᵀ
         const std::string m = e.fresh_name("Rerr"), l = e.fresh_name("log");
         std::string init = "::articula::Matrix3 " + m + ";\n  " + m + " << ";
         for (int r = 0; r < 3; ++r)
-          for (int c = 0; c < 3; ++c) init += e.ref(Rerr[r][c]) + (r == 2 && c == 2 ? ";" : ", ");
+          for (int c = 0; c < 3; ++c) init += e.ref(Rerr(r, c)) + (r == 2 && c == 2 ? ";" : ", ");
         e.raw(init);
         e.raw("const ::articula::Vector3 " + l + " = ::articula::log3(" + m + ");");
         for (int k = 0; k < 3; ++k) err_ang[k] = e.input(l + "[" + std::to_string(k) + "]");
       }
       const Sym kp = e.input(at("kp", static_cast<int>(f))), kd = e.input(at("kd", static_cast<int>(f)));
       for (int r = 0; r < dim; ++r) {
-        Sym Jv = N::number(0.0);
+        Sym Jv = Sym(0.0);
         for (int c = 0; c < nv; ++c) Jv = e.add(Jv, e.mul(J[r][c], (*v)[c]));
         const Sym drift = r < 3 ? drift_lin[r] : drift_ang[r - 3];
         const Sym err = r < 3 ? err_lin[r] : err_ang[r - 3];
@@ -133,7 +132,7 @@ void range_space(Emitter& e, const Model& model, const SymMatrix& M, const SymMa
   SymMatrix H = M;
   factor_ltdl(e, model, H);
   std::vector<Sym> dinv(nv);
-  for (int k = 0; k < nv; ++k) dinv[k] = e.div(N::number(1.0), H[k][k]);
+  for (int k = 0; k < nv; ++k) dinv[k] = e.div(Sym(1.0), H[k][k]);
   // A row that is zero for every q (e.g. the out-of-plane row of a point on a planar arm) is
   // dependent: its multiplier is 0 (the minimum-norm one, as the runtime solvers give) and
   // its equation 0 = rhs must hold (else the kernel returns false: inconsistent rows).
@@ -159,23 +158,23 @@ void range_space(Emitter& e, const Model& model, const SymMatrix& M, const SymMa
     std::vector<Sym> zd(nv);
     for (int k = 0; k < nv; ++k) zd[k] = e.mul(Z[r][k], dinv[k]);
     for (int c = r; c < m; ++c) {
-      Sym acc = N::number(0.0);
+      Sym acc = Sym(0.0);
       for (int k = 0; k < nv; ++k) acc = e.add(acc, e.mul(zd[k], Z[c][k]));
       S[r][c] = S[c][r] = acc;
     }
-    Sym zw = N::number(0.0);
+    Sym zw = Sym(0.0);
     for (int k = 0; k < nv; ++k) zw = e.add(zw, e.mul(zd[k], b[k]));
-    rhs[r] = e.sub(rhs[r], e.mul(N::number(sign), zw));
+    rhs[r] = e.sub(rhs[r], e.mul(Sym(sign), zw));
   }
   // S = L_S diag(d) L_Sᵀ, unit lower L_S.
-  SymMatrix L(m, std::vector<Sym>(m, N::number(0.0)));
+  SymMatrix L(m, std::vector<Sym>(m, Sym(0.0)));
   std::vector<Sym> d(m), di(m);
   for (int j = 0; j < m; ++j) {
     Sym dj = S[j][j];
     for (int k = 0; k < j; ++k) dj = e.sub(dj, e.mul(e.mul(L[j][k], L[j][k]), d[k]));
     d[j] = dj;
     e.raw("if (!(" + e.ref(dj) + " > 1e-10 * " + e.ref(S[j][j]) + ")) return false;  // dependent rows");
-    di[j] = e.div(N::number(1.0), dj);
+    di[j] = e.div(Sym(1.0), dj);
     for (int i = j + 1; i < m; ++i) {
       Sym a = S[i][j];
       for (int k = 0; k < j; ++k) a = e.sub(a, e.mul(e.mul(L[i][k], L[j][k]), d[k]));
@@ -190,16 +189,16 @@ void range_space(Emitter& e, const Model& model, const SymMatrix& M, const SymMa
     for (int k = i + 1; k < m; ++k) x[i] = e.sub(x[i], e.mul(L[k][i], x[k]));
   y = b;
   for (int r = 0; r < m; ++r)
-    for (int k = 0; k < nv; ++k) y[k] = e.add(y[k], e.mul(e.mul(N::number(sign), Z[r][k]), x[r]));
+    for (int k = 0; k < nv; ++k) y[k] = e.add(y[k], e.mul(e.mul(Sym(sign), Z[r][k]), x[r]));
   for (int k = 0; k < nv; ++k) y[k] = e.mul(y[k], dinv[k]);
   solve_l(e, model, H, y);
-  x_out.assign(J.size(), N::number(0.0));
+  x_out.assign(J.size(), Sym(0.0));
   for (int i = 0; i < m; ++i) x_out[live[i]] = x[i];
 }
 
 }  // namespace
 
-ConstrainedText constrained_kernels(Spatial& s, const Model& model, const std::vector<HeldFrame>& held) {
+ConstrainedText constrained_kernels(const Model& model, const std::vector<HeldFrame>& held) {
   ConstrainedText out;
   if (held.empty()) return out;
   int m = 0;
@@ -211,15 +210,16 @@ ConstrainedText constrained_kernels(Spatial& s, const Model& model, const std::v
     m += h.weld ? 6 : 3;
     list += std::string(list.empty() ? "" : ", ") + (h.weld ? "weld " : "point ") + h.frame;
   }
-  Emitter& e = s.e;
+  Emitter& e = Emitter::active();
   const int nv = model.nv;
   // Constrained forward dynamics.
   {
-    const auto X = placements(s, model);
-    const auto v = inputs(e, "v", nv), tau = inputs(e, "tau", nv);
-    const Rows rows = frame_rows(s, model, held, X, &v);
-    const SymMatrix M = crba(s, model, X);
-    const auto h = rnea(s, model, X, v, std::vector<Sym>(nv, N::number(0.0)));
+    const SymVector q = inputs("q", model.nq);
+    const auto X = placements(model, q);
+    const SymVector v = inputs("v", nv), tau = inputs("tau", nv);
+    const Rows rows = frame_rows(model, held, X, &v);
+    const SymMatrix M = crba(model, X);
+    const SymVector h = rnea(model, q, v, SymVector::Zero(nv));
     std::vector<Sym> b(nv), rhs(m), lambda, qdd;
     for (int k = 0; k < nv; ++k) b[k] = e.sub(tau[k], h[k]);
     for (int r = 0; r < m; ++r) rhs[r] = e.neg(rows.gamma[r]);
@@ -231,17 +231,18 @@ ConstrainedText constrained_kernels(Spatial& s, const Model& model, const std::v
   const std::string cfd = e.take();
   // Velocity jump: S Λ = J v⁻, v⁺ = v⁻ − M⁻¹ Jᵀ Λ.
   {
-    const auto X = placements(s, model);
-    const auto v = inputs(e, "v_minus", nv);
-    const Rows rows = frame_rows(s, model, held, X, nullptr);
-    const SymMatrix M = crba(s, model, X);
+    const SymVector q = inputs("q", model.nq);
+    const auto X = placements(model, q);
+    const SymVector v = inputs("v_minus", nv);
+    const Rows rows = frame_rows(model, held, X, nullptr);
+    const SymMatrix M = crba(model, X);
     std::vector<Sym> rhs(m), Lambda, dv;
     for (int r = 0; r < m; ++r) {
-      Sym acc = N::number(0.0);
+      Sym acc = Sym(0.0);
       for (int c = 0; c < nv; ++c) acc = e.add(acc, e.mul(rows.J[r][c], v[c]));
       rhs[r] = acc;
     }
-    range_space(e, model, M, rows.J, std::vector<Sym>(nv, N::number(0.0)), rhs, -1.0, Lambda, dv);
+    range_space(e, model, M, rows.J, std::vector<Sym>(nv, Sym(0.0)), rhs, -1.0, Lambda, dv);
     for (int k = 0; k < nv; ++k) e.assign(at("v_plus", k), e.add(v[k], dv[k]));
     for (int r = 0; r < m; ++r) e.assign(at("Lambda", r), Lambda[r]);
     e.raw("return true;");

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "articula/codegen/kernels.hpp"
-#include "codegen/sym_spatial.hpp"
+#include "articula/model/model.hpp"
 
 namespace articula::codegen {
 
@@ -14,6 +14,7 @@ struct ConstrainedText {
   std::string definitions;   // for NAME.cpp
 };
 
-ConstrainedText constrained_kernels(Spatial& s, const Model& model, const std::vector<HeldFrame>& held);
+/// Emits into the active Emitter (Emitter::Active).
+ConstrainedText constrained_kernels(const Model& model, const std::vector<HeldFrame>& held);
 
 }  // namespace articula::codegen

@@ -1,9 +1,23 @@
 #include "codegen/emitter.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 
 namespace articula::codegen {
+
+namespace {
+thread_local Emitter* active_emitter = nullptr;
+}  // namespace
+
+Emitter& Emitter::active() {
+  if (!active_emitter) throw std::logic_error("codegen: arithmetic on a symbol with no active Emitter");
+  return *active_emitter;
+}
+
+Emitter::Active::Active(Emitter& e) : previous_(active_emitter) { active_emitter = &e; }
+Emitter::Active::~Active() { active_emitter = previous_; }
 
 std::string Emitter::ref(Sym a) const {
   if (!a.is_number()) {
@@ -25,24 +39,23 @@ std::string Emitter::ref(Sym a) const {
   return s;
 }
 
-Sym Emitter::emit(const std::string& expr) {
-  const Sym out{next_++, 0.0};
-  body_ += "  const double " + ref(out) + " = " + expr + ";\n";
-  ++count_;
+Sym Emitter::emit(const std::string& expr, std::vector<int> uses) {
+  const Sym out = Sym::temporary(next_++);
+  body_.push_back({"  const double " + ref(out) + " = " + expr + ";\n", {out.id}, std::move(uses), false});
   return out;
 }
 
 Sym Emitter::input(const std::string& expr) {
   auto it = inputs_.find(expr);
   if (it != inputs_.end()) return it->second;
-  return inputs_[expr] = emit(expr);
+  return inputs_[expr] = emit(expr, {});
 }
 
 Sym Emitter::binary(char op, Sym a, Sym b, const std::string& expr) {
   const auto key = std::make_tuple(op, a.id, a.is_number() ? a.value : 0.0, b.id, b.is_number() ? b.value : 0.0);
   auto it = seen_.find(key);
   if (it != seen_.end()) return it->second;
-  return seen_[key] = emit(expr);
+  return seen_[key] = emit(expr, {a.id, b.id});
 }
 
 Sym Emitter::add(Sym a, Sym b) {
@@ -91,29 +104,66 @@ void Emitter::sincos(Sym a, Sym& s, Sym& c) {
     c = number(std::cos(a.value));
     return;
   }
-  s = Sym{next_++, 0.0};
-  c = Sym{next_++, 0.0};
-  body_ += "  double " + ref(s) + ", " + ref(c) + ";\n  ::articula::fast_sincos(" + ref(a) + ", " + ref(s) + ", " +
-           ref(c) + ");\n";
-  ++count_;
+  auto it = sincos_.find(a.id);  // one call per angle, however often a recursion asks
+  if (it != sincos_.end()) {
+    s = it->second.first;
+    c = it->second.second;
+    return;
+  }
+  s = Sym::temporary(next_++);
+  c = Sym::temporary(next_++);
+  sincos_[a.id] = {s, c};
+  body_.push_back({"  double " + ref(s) + ", " + ref(c) + ";\n  ::articula::fast_sincos(" + ref(a) + ", " + ref(s) +
+                       ", " + ref(c) + ");\n",
+                   {s.id, c.id},
+                   {a.id},
+                   false});
 }
 
 void Emitter::assign(const std::string& target, Sym a) {
-  body_ += "  " + target + " = " + ref(a) + ";\n";
-  ++count_;
+  body_.push_back({"  " + target + " = " + ref(a) + ";\n", {}, {a.id}, true});
 }
 
 void Emitter::raw(const std::string& line) {
-  body_ += "  " + line + "\n";
-  ++count_;
+  // The temporaries a raw line reads: every word t<digits> in it.
+  std::vector<int> uses;
+  for (std::size_t k = 0; k < line.size(); ++k) {
+    const bool start =
+        line[k] == 't' && (k == 0 || !(std::isalnum(static_cast<unsigned char>(line[k - 1])) || line[k - 1] == '_'));
+    if (!start) continue;
+    std::size_t e = k + 1;
+    while (e < line.size() && std::isdigit(static_cast<unsigned char>(line[e]))) ++e;
+    const bool end = e == line.size() || !(std::isalnum(static_cast<unsigned char>(line[e])) || line[e] == '_');
+    if (e > k + 1 && end) uses.push_back(std::stoi(line.substr(k + 1, e - k - 1)));
+  }
+  body_.push_back({"  " + line + "\n", {}, std::move(uses), true});
 }
 
 std::string Emitter::take() {
+  // Liveness, last statement first: a statement is kept when it is a root or defines a
+  // temporary a kept statement reads.
+  std::vector<char> live(static_cast<std::size_t>(next_), 0);
+  std::vector<char> keep(body_.size(), 0);
+  for (std::size_t n = body_.size(); n-- > 0;) {
+    const Statement& st = body_[n];
+    bool k = st.root;
+    for (int d : st.defs) k = k || live[static_cast<std::size_t>(d)];
+    if (!k) continue;
+    keep[n] = 1;
+    for (int u : st.uses)
+      if (u >= 0) live[static_cast<std::size_t>(u)] = 1;
+  }
   std::string out;
-  out.swap(body_);
+  for (std::size_t n = 0; n < body_.size(); ++n)
+    if (keep[n]) {
+      out += body_[n].text;
+      ++count_;
+    }
+  body_.clear();
   next_ = 0;
   seen_.clear();
   inputs_.clear();
+  sincos_.clear();
   return out;
 }
 

@@ -3,26 +3,49 @@
 /// is either a number known when the code is generated or a named temporary of the emitted
 /// function. Every operation folds what it can (x·0 = 0, x·1 = x, x + 0 = x, numbers with
 /// numbers) and emits one `const double tN = …;` line otherwise, reusing a line already
-/// emitted for the same operation on the same operands (hash-consing). The C++ compiler then
-/// schedules the lines; dead ones (e.g. the lower triangle of a symmetric product) are dropped
-/// by it. This is the constant folding a runtime recursion cannot do: a model's joint
-/// placements, axes and inertias are numbers, often with zeros and ones.
+/// emitted for the same operation on the same operands (hash-consing). take() drops the lines
+/// no output depends on (the traced recursions compute quantities a kernel does not return,
+/// e.g. ABA's body-frame accelerations), and the C++ compiler then schedules the rest. This is the constant folding a
+/// runtime recursion cannot do: a model's joint placements, axes and inertias are numbers, often with zeros and ones.
 #include <map>
 #include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 namespace articula::codegen {
 
+/// A scalar of the generated code. Arithmetic on it (codegen/sym.hpp) emits into the active
+/// Emitter, so the spatial algebra and recursions written for `double` run on it unchanged.
 struct Sym {
   int id = -1;       // temporary t<id>, or −1 for a number
   double value = 0;  // the number when id < 0
+  Sym() = default;
+  Sym(double x) : value(x == 0.0 ? 0.0 : x) {}  // NOLINT(google-explicit-constructor): numbers mix in
+  static Sym temporary(int id) {
+    Sym s;
+    s.id = id;
+    return s;
+  }
   bool is_number() const { return id < 0; }
   bool is(double x) const { return id < 0 && value == x; }
 };
 
 class Emitter {
  public:
-  static Sym number(double x) { return Sym{-1, x == 0.0 ? 0.0 : x}; }
+  static Sym number(double x) { return Sym(x); }
+  /// The emitter that arithmetic on Sym writes into (codegen/sym.hpp): set by an Active scope.
+  static Emitter& active();
+  class Active {  // makes an emitter the active one for its lifetime (per thread)
+   public:
+    explicit Active(Emitter& e);
+    ~Active();
+    Active(const Active&) = delete;
+    Active& operator=(const Active&) = delete;
+
+   private:
+    Emitter* previous_;
+  };
   /// A temporary holding an expression in the function's inputs, e.g. "q[3]".
   Sym input(const std::string& expr);
   Sym add(Sym a, Sym b);
@@ -38,18 +61,28 @@ class Emitter {
   void raw(const std::string& line);
   /// A fresh name for a local the caller declares with raw() (e.g. an Eigen matrix).
   std::string fresh_name(const std::string& stem) { return stem + std::to_string(next_++); }
-  /// The body of the function emitted so far; clears it for the next function.
+  /// The body of the function emitted so far, without its dead lines; clears it for the next
+  /// function.
   std::string take();
   std::string ref(Sym a) const;
+  /// Statements kept by take() so far (over every function).
   int lines() const { return count_; }
 
  private:
-  Sym emit(const std::string& expr);
+  /// One statement: the temporaries it defines and uses; roots (assignments to outputs, raw
+  /// lines) are always kept.
+  struct Statement {
+    std::string text;
+    std::vector<int> defs, uses;
+    bool root = false;
+  };
+  Sym emit(const std::string& expr, std::vector<int> uses);
   Sym binary(char op, Sym a, Sym b, const std::string& expr);
-  std::string body_;
+  std::vector<Statement> body_;
   int next_ = 0, count_ = 0;
   std::map<std::tuple<char, int, double, int, double>, Sym> seen_;
   std::map<std::string, Sym> inputs_;
+  std::map<int, std::pair<Sym, Sym>> sincos_;
 };
 
 }  // namespace articula::codegen

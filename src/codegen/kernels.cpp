@@ -14,29 +14,26 @@ namespace articula {
 namespace codegen {
 namespace {
 
-using N = Emitter;
-
-std::string rnea_body(Spatial& s, const Model& model) {
-  const auto X = placements(s, model);
-  const auto tau = rnea(s, model, X, inputs(s.e, "v", model.nv), inputs(s.e, "a", model.nv));
-  for (int k = 0; k < model.nv; ++k) s.e.assign(at("tau", k), tau[k]);
-  return s.e.take();
+std::string rnea_body(Emitter& e, const Model& model) {
+  const SymVector tau = rnea(model, inputs("q", model.nq), inputs("v", model.nv), inputs("a", model.nv));
+  for (int k = 0; k < model.nv; ++k) e.assign(at("tau", k), tau[k]);
+  return e.take();
 }
 
-std::string crba_body(Spatial& s, const Model& model) {
+std::string crba_body(Emitter& e, const Model& model) {
   std::vector<std::vector<bool>> pattern;
-  const SymMatrix M = crba(s, model, placements(s, model), &pattern);
+  const SymMatrix M = crba(model, placements(model, inputs("q", model.nq)), &pattern);
   for (int c = 0; c < model.nv; ++c)
     for (int r = 0; r < model.nv; ++r)
-      if (pattern[r][c]) s.e.assign(at("M", r + model.nv * c), M[r][c]);
-  return s.e.take();
+      if (pattern[r][c]) e.assign(at("M", r + model.nv * c), M[r][c]);
+  return e.take();
 }
 
-std::string aba_body(Spatial& s, const Model& model) {
-  const auto X = placements(s, model);
-  const auto qdd = aba(s, model, X, inputs(s.e, "v", model.nv), inputs(s.e, "tau", model.nv));
-  for (int k = 0; k < model.nv; ++k) s.e.assign(at("qdd", k), qdd[k]);
-  return s.e.take();
+std::string aba_body(Emitter& e, const Model& model) {
+  const auto X = placements(model, inputs("q", model.nq));
+  const SymVector qdd = aba(model, X, inputs("v", model.nv), inputs("tau", model.nv));
+  for (int k = 0; k < model.nv; ++k) e.assign(at("qdd", k), qdd[k]);
+  return e.take();
 }
 
 /// The numbers the kernels are generated from (CodegenOptions::snap).
@@ -99,11 +96,11 @@ GeneratedKernels generate_kernels(const Model& original, const std::string& name
     throw std::invalid_argument("codegen: snap " + std::to_string(options.snap) + " is not in [0, 1e-3]");
   const Model model = codegen::snapped(original, options.snap);
   codegen::Emitter e;
-  codegen::Spatial s(e);
-  const std::string rnea = codegen::rnea_body(s, model);
-  const std::string crba = codegen::crba_body(s, model);
-  const std::string aba = codegen::aba_body(s, model);
-  const codegen::ConstrainedText constrained = codegen::constrained_kernels(s, model, options.held_frames);
+  const codegen::Emitter::Active active(e);
+  const std::string rnea = codegen::rnea_body(e, model);
+  const std::string crba = codegen::crba_body(e, model);
+  const std::string aba = codegen::aba_body(e, model);
+  const codegen::ConstrainedText constrained = codegen::constrained_kernels(model, options.held_frames);
   GeneratedKernels out;
   out.lines = e.lines();
   const std::string digest = model_digest(original);

@@ -1,43 +1,48 @@
 #pragma once
-/// The rigid-body algorithms on generator scalars (codegen/sym_spatial.hpp), in body
-/// coordinates, for the generated kernels: each returns the symbols of its result, so that
-/// kernels can combine them in one function (where shared terms are emitted once).
+/// The rigid-body algorithms on generator scalars (codegen/sym.hpp) for the generated kernels.
+/// The joint placements and RNEA are the runtime's own code (dynamics/joint_motion.hpp,
+/// dynamics/rnea_passes.hpp) instantiated on Sym: the generator traces what the runtime runs.
+/// CRBA and ABA are written here in body coordinates (RBDA §6.2, §7.3) on the shared spatial
+/// algebra, while the runtime's are in world coordinates: traced, the world form made the
+/// kernels 2.2–3.0× (CRBA) and 1.3–1.7× (ABA) slower (docs/decisions/0003). Each returns the symbols of
+/// its result, so that kernels can combine them in one function (shared terms emitted once).
 #include <string>
 #include <vector>
 
 #include "articula/model/model.hpp"
-#include "codegen/sym_spatial.hpp"
+#include "articula/spatial/inertia.hpp"
+#include "codegen/sym.hpp"
 
 namespace articula::codegen {
 
+using SMotion = MotionTpl<Sym>;
+using SForce = ForceTpl<Sym>;
+using STransform = TransformTpl<Sym>;
+using SInertia = InertiaTpl<Sym>;
+using SymVector = Eigen::Matrix<Sym, Eigen::Dynamic, 1>;
 using SymMatrix = std::vector<std::vector<Sym>>;  // [row][column]
 
 /// "array[index]".
 std::string at(const char* array, int index);
-/// Temporaries holding array[0 … n−1].
-std::vector<Sym> inputs(Emitter& e, const char* array, int n);
-/// liMi = X_T,i X_J,i(q) (RBDA eq. 4.3) of every joint, reading q[…].
-std::vector<STransform> placements(Spatial& s, const Model& model);
+/// Temporaries holding array[0 … n−1] (in the active Emitter).
+SymVector inputs(const char* array, int n);
+/// liMi = X_T,i X_J,i(q) (RBDA eq. 4.3) of every joint (joint_placement(), shared).
+std::vector<STransform> placements(const Model& model, const SymVector& q);
 /// Column k of the motion subspaces Model::S (numbers).
-V6 subspace_column(const Model& model, int k);
-/// S_i x_i for joint i's slice of x (size nv).
-SMotion joint_motion(Spatial& s, const Model& model, Index i, const std::vector<Sym>& x);
-/// a_0 = −g, the fictitious base acceleration of gravity (RBDA §5.3).
-SMotion gravity_acceleration(Spatial& s, const Model& model);
+SVector6 subspace_column(const Model& model, int k);
 
-/// RNEA (RBDA §5.3, Table 5.1) as rnea() without external forces: τ = M a + h (with armature).
-std::vector<Sym> rnea(Spatial& s, const Model& model, const std::vector<STransform>& X, const std::vector<Sym>& v,
-                      const std::vector<Sym>& a);
-/// CRBA (RBDA §6.2, Table 6.2): composite inertias Iᶜ_λ += λX_i* Iᶜ_i ⁱX_λ, F = Iᶜ_i S_i carried
-/// to each ancestor j by ʲX_i* and H_ji = S_jᵀ F. Entries outside the tree's pattern are the
-/// number 0; `pattern` (optional) marks the entries inside it.
-SymMatrix crba(Spatial& s, const Model& model, const std::vector<STransform>& X,
-               std::vector<std::vector<bool>>* pattern = nullptr);
-/// ABA (RBDA §7.3, Table 7.1) as aba() without external forces: q̈ = M⁻¹ (τ − h).
-std::vector<Sym> aba(Spatial& s, const Model& model, const std::vector<STransform>& X, const std::vector<Sym>& v,
-                     const std::vector<Sym>& tau);
+/// τ = M a + h (armature included) by the runtime's RNEA passes (dynamics/rnea_passes.hpp)
+/// traced on Sym, without external forces.
+SymVector rnea(const Model& model, const SymVector& q, const SymVector& v, const SymVector& a);
+/// CRBA (RBDA §6.2, Table 6.2) in body coordinates: composite inertias Iᶜ_λ += λX_i* Iᶜ_i ⁱX_λ,
+/// F = Iᶜ_i S_i carried to each ancestor j by ʲX_i* and H_ji = S_jᵀ F. Entries outside the
+/// tree's pattern are the number 0; `pattern` (optional) marks the entries inside it.
+SymMatrix crba(const Model& model, const std::vector<STransform>& X, std::vector<std::vector<bool>>* pattern = nullptr);
+/// ABA (RBDA §7.3, Table 7.1) in body coordinates, as aba() without external forces:
+/// q̈ = M⁻¹ (τ − h).
+SymVector aba(const Model& model, const std::vector<STransform>& X, const SymVector& v, const SymVector& tau);
 /// Inverse of a symmetric positive-definite n × n matrix (n ≤ 6) by D = L diag(d) Lᵀ,
 /// D⁻¹ = L⁻ᵀ diag(1/d) L⁻¹ (Golub & Van Loan, Matrix Computations, §4.1).
-SymMatrix spd_inverse(Emitter& e, const SymMatrix& A);
+SymMatrix spd_inverse(const SymMatrix& A);
 
 }  // namespace articula::codegen

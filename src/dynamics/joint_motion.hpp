@@ -5,9 +5,11 @@
 /// rnea()/crba()/aba() do not call out; every other joint goes through the
 /// per-joint functions of model/joint.hpp.
 #include <cmath>
+#include <type_traits>
 
 #include "articula/common/sincos.hpp"
 #include "articula/model/data.hpp"
+#include "model/joint_transform.hpp"
 
 namespace articula {
 
@@ -18,55 +20,72 @@ ARTICULA_ALWAYS_INLINE int joint_axis_index(const Model& model, Index i) {
 
 ARTICULA_ALWAYS_INLINE bool is_revolute(JointType t) { return t == JointType::Revolute || t == JointType::Continuous; }
 
-/// sin and cos of a joint angle (common/sincos.hpp: fdlibm kernels, ~1 ulp).
-ARTICULA_ALWAYS_INLINE void sin_cos(double x, double& s, double& c) { fast_sincos(x, s, c); }
+/// `x` as scalar S: a reference for double (no copy in the runtime), a converted copy
+/// otherwise (the model's numbers as constants of the generated code).
+template <typename S, typename T>
+ARTICULA_ALWAYS_INLINE decltype(auto) as_scalar(const T& x) {
+  if constexpr (std::is_same_v<S, double>)
+    return (x);
+  else
+    return x.template cast<S>();
+}
 
 /// liMi = X_T,i X_J,i(q_i): the joint placement times the joint transform (RBDA §4.2, eq. 4.3).
 /// Revolute about ±e_k: X_J is the rotation by ±θ about e_k (RBDA Table 2.2, rx/ry/rz), so
 /// R = R_T R_J only mixes two columns of R_T by cos θ / sin θ; prismatic along ±e_k only moves p.
-ARTICULA_ALWAYS_INLINE void joint_placement(const Model& model, Index i, const double* q, Transform& out) {
+template <typename S>
+ARTICULA_ALWAYS_INLINE void joint_placement(const Model& model, Index i, const S* q, TransformTpl<S>& out) {
   const Transform& P = model.joint_placements[i];
   const JointType t = model.joint_types[i];
   const int k = joint_axis_index(model, i);
   if (k >= 0) {
     const double sign = model.axes[i][k];
     if (t == JointType::Prismatic) {
-      out.R = P.R;
-      out.p = P.p + P.R.col(k) * (sign * q[0]);
+      out.R = as_scalar<S>(P.R);
+      out.p = as_scalar<S>(P.p) + as_scalar<S>(P.R).col(k) * (sign * q[0]);
       return;
     }
-    double s, c;
+    S s, c;
     sin_cos(q[0], s, c);
     s *= sign;
     const int a = k == 2 ? 0 : k + 1, b = k == 0 ? 2 : k - 1;  // (k+1) mod 3, (k+2) mod 3
-    out.R.col(a) = c * P.R.col(a) + s * P.R.col(b);
-    out.R.col(b) = c * P.R.col(b) - s * P.R.col(a);
-    out.R.col(k) = P.R.col(k);
-    out.p = P.p;
+    const auto& R = as_scalar<S>(P.R);
+    out.R.col(a) = c * R.col(a) + s * R.col(b);
+    out.R.col(b) = c * R.col(b) - s * R.col(a);
+    out.R.col(k) = R.col(k);
+    out.p = as_scalar<S>(P.p);
     return;
   }
-  out = P * joint_transform(t, model.axes[i], q);
+  out = as_scalar<S>(P) * joint_transform_of(t, model.axes[i], q);
 }
 
-/// data.liMi[i] (joint_placement) and data.oMi[i] = oMi[parent] liMi[i]; returns oMi[i].
-/// The parent's placement must be current (root-to-leaves order).
-ARTICULA_ALWAYS_INLINE const Transform& place_joint(const Model& model, Data& data, VectorRef q, Index i) {
-  Transform& X = data.liMi[i];
+/// data.liMi[i] (joint_placement) and, when the workspace keeps world placements (Data does),
+/// data.oMi[i] = oMi[parent] liMi[i]; returns oMi[i] (liMi[i] for a workspace without them). The parent's placement
+/// must be current (root-to-leaves order).
+template <typename W, typename Q>
+ARTICULA_ALWAYS_INLINE const auto& place_joint(const Model& model, W& data, const Q& q, Index i) {
+  auto& X = data.liMi[i];
   joint_placement(model, i, q.data() + model.idx_q[i], X);
-  const Index p = model.parents[i];
-  Transform& oM = data.oMi[i];
-  if (p == kWorld)
-    oM = X;
-  else
-    oM = data.oMi[p] * X;
-  return oM;
+  if constexpr (requires { data.oMi; }) {
+    const Index p = model.parents[i];
+    auto& oM = data.oMi[i];
+    if (p == kWorld)
+      oM = X;
+    else
+      oM = data.oMi[p] * X;
+    return oM;
+  } else {
+    return X;
+  }
 }
 
 /// a += v × S q̇ for a joint about ±e_k with S q̇ = wq e_k in the angular (revolute) or the
 /// linear (prismatic) half: v × [0; wq e_k] = [v_lin × wq e_k; ω × wq e_k], v × [wq e_k; 0] =
 /// [ω × wq e_k; 0], and x × e_k = (x₂, −x₁) on the components ((k+1) mod 3, (k+2) mod 3)
 /// (RBDA eq. 2.31). Shared by the axis fast paths of the recursions.
-ARTICULA_ALWAYS_INLINE void add_axis_velocity_product(bool revolute, int k, double wq, const Motion& v, Motion& a) {
+template <typename S>
+ARTICULA_ALWAYS_INLINE void add_axis_velocity_product(bool revolute, int k, const S& wq, const MotionTpl<S>& v,
+                                                      MotionTpl<S>& a) {
   const int c1 = k == 2 ? 0 : k + 1, c2 = k == 0 ? 2 : k - 1;
   if (revolute) {
     a.v[c1] += v.v[c2] * wq;
@@ -116,23 +135,24 @@ ARTICULA_ALWAYS_INLINE void joint_world_subspace(const Model& model, Index i, co
 
 /// S_i x_i: the joint's spatial motion for the joint's slice of a velocity-like vector x (size nv).
 template <typename Vec>
-ARTICULA_ALWAYS_INLINE Motion joint_motion(const Model& model, Index i, const Vec& x) {
+ARTICULA_ALWAYS_INLINE auto joint_motion(const Model& model, Index i, const Vec& x) {
+  using S = typename Vec::Scalar;
   const int iv = model.idx_v[i];
   const int n = model.nv_joint[i];
-  if (n == 1) return Motion::from(model.S.col(iv) * x[iv]);
-  return Motion::from(model.S.middleCols(iv, n) * x.segment(iv, n));
+  if (n == 1) return MotionTpl<S>::from(model.S.col(iv).template cast<S>() * x[iv]);
+  return MotionTpl<S>::from(model.S.middleCols(iv, n).template cast<S>() * x.segment(iv, n));
 }
 
 /// S_iᵀ f written into out[idx_v(i) ...].
-template <typename Vec>
-ARTICULA_ALWAYS_INLINE void joint_project(const Model& model, Index i, const Force& f, Vec&& out) {
+template <typename S, typename Vec>
+ARTICULA_ALWAYS_INLINE void joint_project(const Model& model, Index i, const ForceTpl<S>& f, Vec&& out) {
   const int iv = model.idx_v[i];
   const int n = model.nv_joint[i];
-  const Vector6 fv = f.vector();
+  const auto fv = f.vector();
   if (n == 1)
-    out[iv] = model.S.col(iv).dot(fv);
+    out[iv] = model.S.col(iv).template cast<S>().dot(fv);
   else
-    out.segment(iv, n).noalias() = model.S.middleCols(iv, n).transpose() * fv;
+    out.segment(iv, n).noalias() = model.S.middleCols(iv, n).transpose().template cast<S>() * fv;
 }
 
 }  // namespace articula

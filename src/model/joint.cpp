@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "articula/common/enum_names.hpp"
+#include "model/joint_transform.hpp"
 
 namespace articula {
 namespace {
@@ -151,22 +152,7 @@ Motion log6(const Transform& X) {
 }
 
 Transform joint_transform(JointType type, const Vector3& axis, const double* q) {
-  switch (type) {
-    case JointType::Revolute:
-    case JointType::Continuous: {
-      // Rodrigues: R = 1 + sinθ â + (1 − cosθ) â².
-      const double s = std::sin(q[0]), c = std::cos(q[0]);
-      const Matrix3 A = skew(axis);
-      return {Matrix3::Identity() + s * A + (1.0 - c) * (A * A), Vector3::Zero()};
-    }
-    case JointType::Prismatic:
-      return {Matrix3::Identity(), axis * q[0]};
-    case JointType::Spherical:
-      return {quat_from(q).toRotationMatrix(), Vector3::Zero()};
-    case JointType::FreeFlyer:
-      return {quat_from(q + 3).toRotationMatrix(), Vector3(q[0], q[1], q[2])};
-  }
-  return {};
+  return joint_transform_of(type, axis, q);
 }
 
 Matrix6X joint_subspace(JointType type, const Vector3& axis) {
