@@ -16,7 +16,7 @@ namespace articula {
 Simulator::Simulator(Robot& robot, SimulationOptions options) : robot_(robot), options_(options) {
   options_.validate();
   const Model& model = robot_.model();
-  impl_ = std::make_shared<Impl>(robot_);
+  impl_ = std::make_shared<Impl>(robot_, options_.method);
   if (options_.joint_limits) impl_->add_limit_stops(*this);
   impl_->add_brakes(*this);
   q_ = neutral(model);
@@ -126,20 +126,13 @@ void Simulator::use_generated(GeneratedDynamics kernels) {
     throw std::invalid_argument("use_generated: the kernels' model digest " + kernels.model_digest +
                                 " is not this robot's model's (" + digest +
                                 "): regenerate them from robot.model() (armature and gravity included)");
-  int rows = 0;
-  for (const HeldFrame& h : kernels.held_frames) {
+  for (const HeldFrame& h : kernels.held_frames)
     if (!m.has_frame(h.frame))
       throw std::invalid_argument("use_generated: held frame '" + h.frame + "' is not a frame of the model");
-    rows += h.weld ? 6 : 3;
-  }
   Impl& im = *impl_;
-  im.gen_ref.assign(12 * kernels.held_frames.size(), 0.0);
-  im.gen_kp.assign(kernels.held_frames.size(), 0.0);
-  im.gen_kd.assign(kernels.held_frames.size(), 0.0);
-  im.gen_lambda.setZero(rows);
-  im.generated = std::move(kernels);
+  im.generated_aba.set_kernel(kernels.aba);
+  im.generated_held.set_kernel(kernels.constrained_dynamics, kernels.held_frames);
   im.compiled_owner.reset();  // kernels of a library loaded before (use_compiled) are no longer used
-  im.generated_frames.reserve(im.generated.held_frames.size());
   im.refresh_active(*this);
 }
 

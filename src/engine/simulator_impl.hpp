@@ -9,6 +9,7 @@
 #include "articula/engine/simulator.hpp"
 #include "articula/model/data.hpp"
 #include "articula/solvers/constrained_dynamics.hpp"
+#include "engine/dynamics_backend.hpp"
 
 namespace articula {
 
@@ -25,7 +26,7 @@ inline FixedStepMethod fixed_method(Integrator integrator) {
 }
 
 struct Simulator::Impl {
-  explicit Impl(Robot& robot);
+  Impl(Robot& robot, ConstrainedMethod method);
 
   struct EventState {
     Event event;
@@ -168,17 +169,17 @@ struct Simulator::Impl {
   VectorX tau, q0, v0, qa, va, row;
   AccelerationFn f;
   bool constrained = false;
-  // Generated kernels (Simulator::use_generated): `generated_match` when the enabled constraints
-  // are the kernels' held frames (refresh_active); their inputs and λ, sized once.
-  GeneratedDynamics generated;
-  std::shared_ptr<const void> compiled_owner;  // the library behind `generated` (use_compiled)
-  bool generated_match = false;
-  std::vector<const FramePairConstraint*> generated_frames;
-  std::vector<double> gen_ref, gen_kp, gen_kd;
-  VectorX gen_lambda;
+  // The back ends of the evaluations (dynamics_backend.hpp): `dynamics` is the one selected by
+  // refresh_active for the enabled constraints; the generated ones are set by
+  // Simulator::use_generated (their digest checked) and count their calls in generated_calls.
   long generated_calls = 0;
+  RuntimeAbaDynamics runtime_aba;
+  RuntimeConstrainedDynamics runtime_constrained;
+  GeneratedAbaDynamics generated_aba;
+  GeneratedHeldDynamics generated_held;
+  Dynamics* dynamics = &runtime_aba;
+  std::shared_ptr<const void> compiled_owner;  // the library behind the generated kernels (use_compiled)
   bool data_has_kinematics = true;  ///< false after a generated kernel's evaluation: data.oMi, data.v are stale
-  bool generated_rhs(VectorRef q, VectorRef v);
   Failure failure = Failure::None;
   std::string failure_message;
   double t_eval = 0.0;  // time of the current evaluation (for the controller at period 0)

@@ -12,7 +12,7 @@
 
 namespace articula {
 
-Simulator::Impl::Impl(Robot& r)
+Simulator::Impl::Impl(Robot& r, ConstrainedMethod method)
     : robot(r),
       model(r.model_ptr()),
       data(*model),
@@ -25,7 +25,11 @@ Simulator::Impl::Impl(Robot& r)
       q0(model->nq),
       v0(model->nv),
       qa(model->nq),
-      va(model->nv) {}
+      va(model->nv),
+      runtime_aba(*model, data),
+      runtime_constrained(*model, data, cws, r.constraints(), method),
+      generated_aba(data, generated_calls),
+      generated_held(data, r.constraints(), runtime_constrained, generated_calls) {}
 
 bool Simulator::Impl::call_controller(Simulator& sim) {
   bool ok = false;
@@ -87,25 +91,11 @@ bool Simulator::Impl::rhs(Simulator& sim, VectorRef q, VectorRef v, Eigen::Ref<V
     if (brake_run[k].state == BrakeState::Slipping)
       tau[brake_run[k].iv] -= robot.brakes()[k].torque * brake_run[k].sign;
   const std::span<const Force> fe = with_contacts ? std::span<const Force>(f_ext) : std::span<const Force>();
-  data_has_kinematics = true;
-  if (!constrained && generated.aba && !with_contacts) {
-    generated.aba(q.data(), v.data(), tau.data(), data.ddq.data());
-    ++generated_calls;
-    data_has_kinematics = false;
-  } else if (!constrained) {
-    aba(m, data, q, v, tau, fe);
-  } else if (generated_match && !with_contacts && generated_rhs(q, v)) {
-    ++generated_calls;
-    data_has_kinematics = false;
-  } else {
-    const SolveReport report =
-        constrained_forward_dynamics(m, data, cws, robot.constraints(), q, v, tau, fe, sim.options_.method);
-    if (!report.ok()) {
-      failure = Failure::Solver;
-      failure_message =
-          "constrained solve: " + to_string(report.status) + (report.message.empty() ? "" : ": ") + report.message;
-      return false;
-    }
+  const DynamicsResult r = dynamics->evaluate(q, v, tau, fe, failure_message);
+  data_has_kinematics = r.kinematics_current;
+  if (!r.ok) {
+    failure = Failure::Solver;
+    return false;
   }
   if (!all_finite(data.ddq)) {
     failure = Failure::NonFinite;
@@ -157,49 +147,20 @@ bool Simulator::Impl::step(Simulator& sim, double h_limit, double& h_taken, RunR
   return true;
 }
 
-// The generated constrained_dynamics with the constraints' references and Baumgarte gains;
-// false (runtime solver instead) when a reference is not captured yet or the rows are dependent.
-bool Simulator::Impl::generated_rhs(VectorRef q, VectorRef v) {
-  for (std::size_t f = 0; f < generated_frames.size(); ++f) {
-    const FramePairConstraint& c = *generated_frames[f];
-    if (!c.has_reference()) return false;
-    const Transform& X = c.reference();
-    for (int k = 0; k < 3; ++k) gen_ref[12 * f + k] = X.p[k];
-    for (int k = 0; k < 9; ++k) gen_ref[12 * f + 3 + k] = X.R.data()[k];
-    const bool on = c.baumgarte_frequency() > 0.0;
-    gen_kp[f] = on ? c.kp() : 0.0;
-    gen_kd[f] = on ? c.kd() : 0.0;
-  }
-  if (!generated.constrained_dynamics(q.data(), v.data(), tau.data(), gen_ref.data(), gen_kp.data(), gen_kd.data(),
-                                      data.ddq.data(), gen_lambda.data()))
-    return false;
-  robot.constraints().lambda() = gen_lambda;
-  return true;
-}
-
 void Simulator::Impl::refresh_active(Simulator& sim) {
   const ConstraintSet& set = robot.constraints();
   constrained = set.dim() > 0 || !set.enabled_names().empty();
-  // The generated constrained kernel applies when the enabled constraints are its held frames.
-  generated_match = false;
-  generated_frames.clear();
+  // The back end, selected once for this active set: a generated kernel where one applies
+  // (no elastic contacts: the kernels take no external forces), the runtime otherwise.
+  const bool generated_ok = robot.contacts().empty();
   const ConstrainedMethod method = sim.options_.method;
-  if (generated.constrained_dynamics && constrained &&
-      (method == ConstrainedMethod::Auto || method == ConstrainedMethod::RangeSpace)) {
-    const std::vector<const Constraint*> on = set.enabled();
-    bool match = on.size() == generated.held_frames.size();
-    for (std::size_t f = 0; match && f < on.size(); ++f) {
-      const auto* fc = dynamic_cast<const FramePairConstraint*>(on[f]);
-      const HeldFrame& h = generated.held_frames[f];
-      match = fc != nullptr && fc->frame_b().empty() && fc->frame_a() == h.frame;
-      if (match)
-        for (int k = 0; k < 6; ++k)
-          match = match && fc->mask().axis[k] == (h.weld ? AxisMask::weld() : AxisMask::point()).axis[k];
-      if (match) generated_frames.push_back(fc);
-    }
-    generated_match = match;
-    if (!match) generated_frames.clear();
-  }
+  if (!constrained)
+    dynamics = generated_ok && generated_aba.kernel() ? static_cast<Dynamics*>(&generated_aba) : &runtime_aba;
+  else if (generated_ok && (method == ConstrainedMethod::Auto || method == ConstrainedMethod::RangeSpace) &&
+           generated_held.select(set))
+    dynamics = &generated_held;
+  else
+    dynamics = &runtime_constrained;
   lambda_valid = false;
   constraint_rows.assign(constraint_names.size(), -1);
   for (std::size_t i = 0; i < constraint_names.size(); ++i)
