@@ -12,8 +12,9 @@
 
 namespace articula {
 
-Simulator::Impl::Impl(Robot& r, ConstrainedMethod method)
+Simulator::Impl::Impl(Robot& r, SimulationOptions o)
     : robot(r),
+      options(std::move(o)),
       model(r.model_ptr()),
       data(*model),
       aux(*model),
@@ -27,15 +28,15 @@ Simulator::Impl::Impl(Robot& r, ConstrainedMethod method)
       qa(model->nq),
       va(model->nv),
       runtime_aba(*model, data),
-      runtime_constrained(*model, data, cws, r.constraints(), method),
+      runtime_constrained(*model, data, cws, r.constraints(), options.method),
       generated_aba(data, generated_calls),
       generated_held(data, r.constraints(), runtime_constrained, generated_calls) {}
 
-bool Simulator::Impl::call_controller(Simulator& sim) {
+bool Simulator::Impl::call_controller() {
   bool ok = false;
   try {
-    ok = controller(sim.t_, sim.q_, sim.v_, sim.sensors_, sim.u_);
-    if (ok && !all_finite(sim.u_)) {
+    ok = controller(state.t, state.q, state.v, state.sensors, state.u);
+    if (ok && !all_finite(state.u)) {
       failure_message = "the controller returned non-finite commands";
       ok = false;
     } else if (!ok) {
@@ -50,22 +51,22 @@ bool Simulator::Impl::call_controller(Simulator& sim) {
 }
 
 // One evaluation of v̇ = f(q, v) (simulator.hpp, "One evaluation").
-bool Simulator::Impl::rhs(Simulator& sim, VectorRef q, VectorRef v, Eigen::Ref<VectorX> vdot) {
+bool Simulator::Impl::rhs(VectorRef q, VectorRef v, Eigen::Ref<VectorX> vdot) {
   const Model& m = *model;
   const bool with_contacts = !robot.contacts().empty();
   if (with_contacts) {
     forward_kinematics(m, data, q, v);
     std::fill(f_ext.begin(), f_ext.end(), Force::Zero());
-    articula::contact_forces(m, data, robot.contacts(), f_ext, sim.f_contact_);
+    articula::contact_forces(m, data, robot.contacts(), f_ext, state.f_contact);
   }
   if (controller && controller_period == 0.0) {
     bool ok = false;
     try {
-      ok = controller(t_eval, q, v, sim.sensors_, sim.u_);
+      ok = controller(t_eval, q, v, state.sensors, state.u);
     } catch (const std::exception& e) {
       failure_message = std::string("the controller threw: ") + e.what();
     }
-    if (!ok || !all_finite(sim.u_)) {
+    if (!ok || !all_finite(state.u)) {
       failure = Failure::Controller;
       if (failure_message.empty()) failure_message = "the controller failed or returned non-finite commands";
       return false;
@@ -79,11 +80,11 @@ bool Simulator::Impl::rhs(Simulator& sim, VectorRef q, VectorRef v, Eigen::Ref<V
     // its effort limit against the motion, a holding one its torque through the brake's lock
     // (the multiplier λ, reported as its torque by update_brake_outputs); the motor's own
     // friction stays.
-    double u = sim.u_[static_cast<Eigen::Index>(k)];
+    double u = state.u[static_cast<Eigen::Index>(k)];
     if (drive[k] == Drive::Cut || drive[k] == Drive::Hold) u = 0.0;
     if (drive[k] == Drive::Decelerate) u = -drive_sign[k] * motor.effort_limit;
     const double e = motor.effort(u, v[motor.dof]);
-    sim.tau_motor_[static_cast<Eigen::Index>(k)] = e;
+    state.tau_motor[static_cast<Eigen::Index>(k)] = e;
     tau[motor.dof] += e;
   }
   // Slipping friction brakes: −torque·s, s = sign(q̇) fixed over the segment (brakes.cpp).
@@ -109,17 +110,17 @@ bool Simulator::Impl::rhs(Simulator& sim, VectorRef q, VectorRef v, Eigen::Ref<V
   return true;
 }
 
-bool Simulator::Impl::step(Simulator& sim, double h_limit, double& h_taken, RunResult& result) {
-  const SimulationOptions& o = sim.options_;
-  q0 = sim.q_;
-  v0 = sim.v_;
-  t_eval = sim.t_;
+bool Simulator::Impl::step(double h_limit, double& h_taken, RunResult& result) {
+  const SimulationOptions& o = options;
+  q0 = state.q;
+  v0 = state.v;
+  t_eval = state.t;
   reuse_first = cache_valid;
   cache_valid = false;
   const bool reusing = reuse_first;
   if (o.integrator == Integrator::DormandPrince) {
     if (h_adaptive <= 0) h_adaptive = std::min(o.dt, o.adaptive.max_step);
-    const AdaptiveStepResult r = dopri5_step(*model, f, h_adaptive, h_limit, sim.q_, sim.v_, dws, o.adaptive);
+    const AdaptiveStepResult r = dopri5_step(*model, f, h_adaptive, h_limit, state.q, state.v, dws, o.adaptive);
     result.evaluations += r.evaluations;
     result.rejected += r.rejected;
     if (!r.ok) {
@@ -138,7 +139,7 @@ bool Simulator::Impl::step(Simulator& sim, double h_limit, double& h_taken, RunR
     if (h_limit - o.dt < 1e-9 * o.dt) h = h_limit;  // land on the next scheduled time, no sliver step
     const FixedStepMethod method = fixed_method(o.integrator);
     result.evaluations += method == FixedStepMethod::RK4 ? 4 : 1;
-    if (!fixed_step(*model, method, f, h, sim.q_, sim.v_, fws)) return false;
+    if (!fixed_step(*model, method, f, h, state.q, state.v, fws)) return false;
     h_taken = h;
   }
   if (reusing && !reuse_first) --result.evaluations;  // the first stage was not evaluated again
@@ -147,13 +148,13 @@ bool Simulator::Impl::step(Simulator& sim, double h_limit, double& h_taken, RunR
   return true;
 }
 
-void Simulator::Impl::refresh_active(Simulator& sim) {
+void Simulator::Impl::refresh_active() {
   const ConstraintSet& set = robot.constraints();
   constrained = set.dim() > 0 || !set.enabled_names().empty();
   // The back end, selected once for this active set: a generated kernel where one applies
   // (no elastic contacts: the kernels take no external forces), the runtime otherwise.
   const bool generated_ok = robot.contacts().empty();
-  const ConstrainedMethod method = sim.options_.method;
+  const ConstrainedMethod method = options.method;
   if (!constrained)
     dynamics = generated_ok && generated_aba.kernel() ? static_cast<Dynamics*>(&generated_aba) : &runtime_aba;
   else if (generated_ok && (method == ConstrainedMethod::Auto || method == ConstrainedMethod::RangeSpace) &&
@@ -167,7 +168,7 @@ void Simulator::Impl::refresh_active(Simulator& sim) {
     if (set.is_enabled(constraint_names[i])) constraint_rows[i] = set.row_offset(constraint_names[i]);
 }
 
-void Simulator::Impl::compute_sensors(Simulator& sim) {
+void Simulator::Impl::compute_sensors() {
   const Model& m = *model;
   const auto& sensors = robot.sensors();
   bool kinematics_done = false;
@@ -177,30 +178,30 @@ void Simulator::Impl::compute_sensors(Simulator& sim) {
     switch (sensor.type) {
       case SensorType::Encoder: {
         const Index j = sensor_target[s];
-        sim.sensors_[c++] = sim.q_[m.idx_q[j]];
-        sim.sensors_[c++] = sim.v_[m.idx_v[j]];
+        state.sensors[c++] = state.q[m.idx_q[j]];
+        state.sensors[c++] = state.v[m.idx_v[j]];
         break;
       }
       case SensorType::Effort:
-        sim.sensors_[c++] = sim.tau_motor_[sensor_target[s]];
+        state.sensors[c++] = state.tau_motor[sensor_target[s]];
         break;
       case SensorType::Imu: {
-        if (!kinematics_done) forward_kinematics(m, aux, sim.q_, sim.v_, sim.vdot_);
+        if (!kinematics_done) forward_kinematics(m, aux, state.q, state.v, state.vdot);
         kinematics_done = true;
         const Index f = sensor_target[s];
         const Matrix3 R = frame_placement(m, aux, f).R;
         const Vector3 gyro = frame_velocity(m, aux, f, ReferenceFrame::Local).w;
         // Specific force: what an accelerometer reads, a − g, in the sensor's axes.
         const Vector3 acc = R.transpose() * (frame_classical_acceleration(m, aux, f) - m.gravity.v);
-        sim.sensors_.segment<3>(c) = gyro;
-        sim.sensors_.segment<3>(c + 3) = acc;
+        state.sensors.segment<3>(c) = gyro;
+        state.sensors.segment<3>(c + 3) = acc;
         c += 6;
         break;
       }
       case SensorType::Position: {
-        if (!kinematics_done) forward_kinematics(m, aux, sim.q_, sim.v_, sim.vdot_);
+        if (!kinematics_done) forward_kinematics(m, aux, state.q, state.v, state.vdot);
         kinematics_done = true;
-        sim.sensors_.segment<3>(c) = frame_placement(m, aux, sensor_target[s]).p;
+        state.sensors.segment<3>(c) = frame_placement(m, aux, sensor_target[s]).p;
         c += 3;
         break;
       }
@@ -208,7 +209,7 @@ void Simulator::Impl::compute_sensors(Simulator& sim) {
         Vector6 w = Vector6::Zero();
         if (ft_contact[s] >= 0) {
           const ElasticContact& contact = robot.contacts()[static_cast<std::size_t>(ft_contact[s])];
-          const Vector3 F = sim.f_contact_.segment<3>(3 * ft_contact[s]);
+          const Vector3 F = state.f_contact.segment<3>(3 * ft_contact[s]);
           const Vector3 r = frame_placement(m, data, contact.frame_id).R * contact.offset;
           w << F, r.cross(F);
         } else if (ft_constraint[s] >= 0 && constraint_rows[static_cast<std::size_t>(ft_constraint[s])] >= 0) {
@@ -220,7 +221,7 @@ void Simulator::Impl::compute_sensors(Simulator& sim) {
                                         constraint_names[i] + "' is not a frame or loop constraint");
           w = fc->wrench(robot.constraints().lambda().segment(constraint_rows[i], constraint_dims[i]));
         }
-        sim.sensors_.segment<6>(c) = w;
+        state.sensors.segment<6>(c) = w;
         c += 6;
         break;
       }
@@ -254,7 +255,7 @@ std::vector<std::string> v_suffixes(JointType type) {
 
 }  // namespace
 
-std::vector<std::string> Simulator::Impl::columns(const Simulator& sim) const {
+std::vector<std::string> Simulator::Impl::columns() const {
   const Model& m = *model;
   std::vector<std::string> out{"t"};
   for (const char* prefix : {"q.", "v.", "a."})
@@ -263,7 +264,7 @@ std::vector<std::string> Simulator::Impl::columns(const Simulator& sim) const {
         out.push_back(prefix + m.joint_names[j] + s);
   for (const Motor& motor : robot.motors()) out.push_back("u." + motor.name);
   for (const Motor& motor : robot.motors()) out.push_back("tau." + motor.name);
-  for (const auto& c : sim.sensor_channels()) out.push_back("sensor." + c);
+  for (const auto& c : sensor_channels()) out.push_back("sensor." + c);
   for (std::size_t i = 0; i < constraint_names.size(); ++i)
     for (int k = 0; k < constraint_dims[i]; ++k)
       out.push_back("lambda." + constraint_names[i] + "." + std::to_string(k));
@@ -275,22 +276,22 @@ std::vector<std::string> Simulator::Impl::columns(const Simulator& sim) const {
   return out;
 }
 
-void Simulator::Impl::fill_row(Simulator& sim, double kinetic, double potential) {
+void Simulator::Impl::fill_row(double kinetic, double potential) {
   const Model& m = *model;
   Eigen::Index c = 0;
-  row[c++] = sim.t_;
-  row.segment(c, m.nq) = sim.q_;
+  row[c++] = state.t;
+  row.segment(c, m.nq) = state.q;
   c += m.nq;
-  row.segment(c, m.nv) = sim.v_;
+  row.segment(c, m.nv) = state.v;
   c += m.nv;
-  row.segment(c, m.nv) = sim.vdot_;
+  row.segment(c, m.nv) = state.vdot;
   c += m.nv;
-  row.segment(c, sim.u_.size()) = sim.u_;
-  c += sim.u_.size();
-  row.segment(c, sim.tau_motor_.size()) = sim.tau_motor_;
-  c += sim.tau_motor_.size();
-  row.segment(c, sim.sensors_.size()) = sim.sensors_;
-  c += sim.sensors_.size();
+  row.segment(c, state.u.size()) = state.u;
+  c += state.u.size();
+  row.segment(c, state.tau_motor.size()) = state.tau_motor;
+  c += state.tau_motor.size();
+  row.segment(c, state.sensors.size()) = state.sensors;
+  c += state.sensors.size();
   const auto lambda = robot.constraints().lambda();
   for (std::size_t i = 0; i < constraint_names.size(); ++i) {
     const int d = constraint_dims[i];
@@ -300,27 +301,27 @@ void Simulator::Impl::fill_row(Simulator& sim, double kinetic, double potential)
       row.segment(c, d).setConstant(std::numeric_limits<double>::quiet_NaN());
     c += d;
   }
-  row.segment(c, sim.f_contact_.size()) = sim.f_contact_;
-  c += sim.f_contact_.size();
+  row.segment(c, state.f_contact.size()) = state.f_contact;
+  c += state.f_contact.size();
   row[c++] = kinetic;
   row[c++] = potential;
   row[c++] = kinetic + potential;
   for (std::size_t k = 0; k < brake_run.size(); ++k) {
-    row[c++] = state_code(sim.brake_states_[k]);
-    row[c++] = sim.brake_torques_[static_cast<Eigen::Index>(k)];
-    row[c++] = sim.brake_energy_[static_cast<Eigen::Index>(k)];
+    row[c++] = state_code(state.brake_states[k]);
+    row[c++] = state.brake_torques[static_cast<Eigen::Index>(k)];
+    row[c++] = state.brake_energy[static_cast<Eigen::Index>(k)];
   }
 }
 
-void Simulator::Impl::log_sample(Simulator& sim, RunResult& result) {
+void Simulator::Impl::log_sample(RunResult& result) {
   // The evaluation made just before every sample (at_instant) left the kinematics of (q, v) in
   // `data`: the energies need no pass of their own, unless a generated kernel made it.
-  if (!data_has_kinematics) forward_kinematics(*model, data, sim.q_, sim.v_);
-  articula::mechanical_energy_from_kinematics(*model, data, sim.v_);
-  fill_row(sim, data.kinetic_energy, data.potential_energy);
+  if (!data_has_kinematics) forward_kinematics(*model, data, state.q, state.v);
+  articula::mechanical_energy_from_kinematics(*model, data, state.v);
+  fill_row(data.kinetic_energy, data.potential_energy);
   const std::span<const double> values(row.data(), static_cast<std::size_t>(row.size()));
   for (auto& sink : sinks) sink->append(values);
-  if (sim.options_.record_samples) result.samples.push_back(row);
+  if (options.record_samples) result.samples.push_back(row);
 }
 
 }  // namespace articula
