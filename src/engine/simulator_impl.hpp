@@ -199,7 +199,13 @@ struct Simulator::Impl {
   // Simulator::use_compiled: the kernels' digest and held frames checked, the back ends set.
   void install_compiled(std::shared_ptr<const CompiledKernels> kernels);
   void install_generated(GeneratedDynamics kernels);  // the library behind the generated kernels (use_compiled)
-  bool data_has_kinematics = true;  ///< false after a generated kernel's evaluation: data.oMi, data.v are stale
+  // What `data` holds of the state of the last evaluation: its kinematics (placements and
+  // velocities, left by the runtime back ends and the contacts), or only v̇ (a generated kernel).
+  enum class DataStage { AccelerationsOnly, KinematicsCurrent };
+  DataStage data_stage = DataStage::KinematicsCurrent;
+  // The kinematics of (q, v), the state of the last evaluation, in `data`: computed only when
+  // that evaluation left none.
+  void ensure_kinematics(VectorRef q, VectorRef v);
   Failure failure = Failure::None;
   std::string failure_message;
   double t_eval = 0.0;  // time of the current evaluation (for the controller at period 0)

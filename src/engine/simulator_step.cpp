@@ -93,7 +93,7 @@ bool Simulator::Impl::rhs(VectorRef q, VectorRef v, Eigen::Ref<VectorX> vdot) {
       tau[brake_run[k].iv] -= robot.brakes()[k].torque * brake_run[k].sign;
   const std::span<const Force> fe = with_contacts ? std::span<const Force>(f_ext) : std::span<const Force>();
   const DynamicsResult r = dynamics->evaluate(q, v, tau, fe, failure_message);
-  data_has_kinematics = r.kinematics_current;
+  data_stage = r.kinematics_current ? DataStage::KinematicsCurrent : DataStage::AccelerationsOnly;
   if (!r.ok) {
     failure = Failure::Solver;
     return false;
@@ -313,10 +313,16 @@ void Simulator::Impl::fill_row(double kinetic, double potential) {
   }
 }
 
+void Simulator::Impl::ensure_kinematics(VectorRef q, VectorRef v) {
+  if (data_stage == DataStage::KinematicsCurrent) return;
+  forward_kinematics(*model, data, q, v);
+  data_stage = DataStage::KinematicsCurrent;
+}
+
 void Simulator::Impl::log_sample(RunResult& result) {
   // The evaluation made just before every sample (at_instant) left the kinematics of (q, v) in
   // `data`: the energies need no pass of their own, unless a generated kernel made it.
-  if (!data_has_kinematics) forward_kinematics(*model, data, state.q, state.v);
+  ensure_kinematics(state.q, state.v);
   articula::mechanical_energy_from_kinematics(*model, data, state.v);
   fill_row(data.kinetic_energy, data.potential_energy);
   const std::span<const double> values(row.data(), static_cast<std::size_t>(row.size()));
