@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <future>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -27,6 +28,7 @@ struct RunOptions {
   bool quiet = false;
   bool joint_limits = false;
   bool compiled = false;
+  bool background = false;  // --compile-in-background: run on the runtime path until the kernels are ready
   std::string cache_dir;
   std::string html;                                // --html: the replay page of the run's first log
   const CLI::Option* joint_limits_flag = nullptr;  // given (either way) when its count() > 0
@@ -118,8 +120,12 @@ void print_summary(const Scenario& s, const RunResult& r, bool quiet) {
 }
 
 // --compiled: the model's kernels from the cache, or compiled now (docs/codegen.md). Without a
-// compiler, or when it fails, one notice and the runtime algorithms.
-void use_compiled_kernels(Scenario& s, const RunOptions& o) {
+// compiler, or when it fails, one notice and the runtime algorithms. With --compile-in-background
+// the compile runs on its own thread and the run starts at once on the runtime algorithms
+// (report_background_compile() says after the run whether and when it switched).
+using KernelsFuture = std::shared_future<std::shared_ptr<const CompiledKernels>>;
+
+std::optional<KernelsFuture> use_compiled_kernels(Scenario& s, const RunOptions& o) {
   if (!s.robot->contacts().empty()) {
     // The engine never calls the kernels while the robot has elastic contacts: nothing to compile.
     std::printf(
@@ -127,11 +133,22 @@ void use_compiled_kernels(Scenario& s, const RunOptions& o) {
         "contact%s; not compiling, running with the runtime algorithms\n",
         s.robot->contacts().size(), s.robot->contacts().size() == 1 ? "" : "s");
     std::fflush(stdout);
-    return;
+    return std::nullopt;
   }
   CompileOptions c;
   c.cache_dir = o.cache_dir;
   c.held_frames = compilable_held_frames(*s.robot);
+  if (o.background) {
+    KernelsFuture kernels = std::async(std::launch::async, [model = s.robot->model_ptr(), c] {
+                              return compile_kernels(*model, c);
+                            }).share();
+    s.simulator->use_compiled_when_ready(kernels);
+    std::printf(
+        "articula run: compiling the kernels in the background; the runtime algorithms run until they are "
+        "ready\n");
+    std::fflush(stdout);
+    return kernels;
+  }
   try {
     const auto k = compile_kernels(s.robot->model(), c);
     s.simulator->use_compiled(k);
@@ -142,6 +159,25 @@ void use_compiled_kernels(Scenario& s, const RunOptions& o) {
       std::printf("articula run: kernels compiled in %.2f s (%d units, %s), cached in %s\n", k->seconds, k->units,
                   c.flags.c_str(), kernel_cache_dir(c).c_str());
   } catch (const CompileError& e) {
+    std::fprintf(stderr, "articula run: notice: %s; running with the runtime algorithms\n", e.what());
+  }
+  std::fflush(stdout);
+  return std::nullopt;
+}
+
+// After a run with --compile-in-background: when it switched to the kernels, or why it did not.
+// A compile still going is waited for (it fills the cache for the next run).
+void report_background_compile(const KernelsFuture& kernels, const RunResult& r) {
+  try {
+    const auto k = kernels.get();
+    const std::string how = k->from_cache ? "loaded from the cache in " + fmt("%.0f ms", 1e3 * k->seconds)
+                                          : "compiled in " + fmt("%.2f s", k->seconds);
+    if (std::isfinite(r.compiled_from))
+      std::printf("articula run: switched to the compiled kernels at t = %g s (%s)\n", r.compiled_from, how.c_str());
+    else
+      std::printf("articula run: the kernels (%s) were ready after the run; it ran with the runtime algorithms\n",
+                  how.c_str());
+  } catch (const std::exception& e) {  // CompileError: no compiler, or it failed
     std::fprintf(stderr, "articula run: notice: %s; running with the runtime algorithms\n", e.what());
   }
   std::fflush(stdout);
@@ -168,7 +204,8 @@ int run(const RunOptions& o) {
     std::fprintf(stderr, "articula run: error: %s\n", e.what());
     return 2;
   }
-  if (o.compiled) use_compiled_kernels(s, o);
+  std::optional<KernelsFuture> in_flight;
+  if (o.compiled || o.background) in_flight = use_compiled_kernels(s, o);
   const bool terminal = !o.quiet && ::isatty(STDERR_FILENO);
   RunResult r;
   try {
@@ -180,6 +217,7 @@ int run(const RunOptions& o) {
     return 2;
   }
   if (terminal) std::fprintf(stderr, "\r\033[K");
+  if (in_flight) report_background_compile(*in_flight, r);
   print_summary(s, r, o.quiet);
   if (r.status == RunStatus::Interrupted) {
     std::fprintf(stderr, "articula run: interrupted at t = %g s; the logs hold the run up to there\n", r.t);
@@ -221,6 +259,9 @@ Command add_run_command(CLI::App& app) {
                     "Enforce the URDF joint position limits as exact stops (or not), whatever the file says");
   sub->add_flag("--compiled", o->compiled,
                 "Generate and compile this model's kernels (cached; docs/codegen.md) and run on them where they apply");
+  sub->add_flag("--compile-in-background", o->background,
+                "As --compiled, but start at once on the runtime algorithms and switch to the kernels between two "
+                "steps once they are ready (the run is then not bitwise reproducible)");
   sub->add_option("--html", o->html, "Also write the run's replay page (3D viewer, docs/viewer.md) to this file");
   sub->add_option("--cache-dir", o->cache_dir, "Cache folder of --compiled (default $XDG_CACHE_HOME/articula)");
   return [o] { return run(*o); };

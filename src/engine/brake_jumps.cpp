@@ -41,14 +41,14 @@ std::vector<std::size_t> Simulator::Impl::brakes_slip_through(std::vector<std::s
   return through;
 }
 
-std::vector<std::string> Simulator::Impl::brakes_after_jump(Simulator& sim, const std::vector<std::size_t>& through,
+std::vector<std::string> Simulator::Impl::brakes_after_jump(const std::vector<std::size_t>& through,
                                                             EventRecord& record) {
   std::vector<std::string> restick;
   const double scale = 1.0 + (record.v_minus.size() ? record.v_minus.cwiseAbs().maxCoeff() : 0.0);
   for (const std::size_t k : through) {
     BrakeRun& r = brake_run[k];
     const std::string& name = robot.brakes()[k].name;
-    const double qd = sim.v_[r.iv];
+    const double qd = state.v[r.iv];
     if (std::abs(qd) <= 1e-12 * scale) {
       restick.push_back(name);  // still at rest: sticks again (or the drive holds again)
     } else if (drive_holds(r)) {
@@ -69,18 +69,18 @@ std::vector<std::string> Simulator::Impl::brakes_after_jump(Simulator& sim, cons
   return restick;
 }
 
-void Simulator::Impl::brake_jump_energy(Simulator& sim, const JumpResult& jump, VectorRef v_minus, VectorRef v_plus) {
+void Simulator::Impl::brake_jump_energy(const JumpResult& jump, VectorRef v_minus, VectorRef v_plus) {
   // M Δv = −Jᵀ Λ (solvers/activation.hpp), so T⁻ − T⁺ = −½ (v⁺ + v⁻)ᵀ M Δv = ½ Σᵢ Λᵢ Jᵢ (v⁺ + v⁻):
   // each row's share of the Carnot loss; a lock row's is ½ Λ (q̇⁺ + q̇⁻) of its dof.
   for (std::size_t c = 0; c < jump.names.size(); ++c)
     for (std::size_t k = 0; k < brake_run.size(); ++k)
       if (jump.names[c] == robot.brakes()[k].name && c < jump.Lambda_per.size() && jump.Lambda_per[c].size() == 1) {
         const int iv = brake_run[k].iv;
-        sim.brake_energy_[static_cast<Eigen::Index>(k)] += 0.5 * jump.Lambda_per[c][0] * (v_plus[iv] + v_minus[iv]);
+        state.brake_energy[static_cast<Eigen::Index>(k)] += 0.5 * jump.Lambda_per[c][0] * (v_plus[iv] + v_minus[iv]);
       }
 }
 
-bool Simulator::Impl::release_brakes(Simulator& sim, RunResult& result) {
+bool Simulator::Impl::release_brakes(RunResult& result) {
   const auto& brakes = robot.brakes();
   const auto lambda = robot.constraints().lambda();
   std::vector<std::string> names;  // allocates only when a brake lets go
@@ -110,12 +110,12 @@ bool Simulator::Impl::release_brakes(Simulator& sim, RunResult& result) {
   }
   if (names.empty()) return false;
   if (!released.empty()) deactivate_constraints(robot.constraints(), released);
-  refresh_active(sim);
+  refresh_active();
   EventRecord record;
-  record.time = sim.t_;
-  record.kinetic_before = record.kinetic_after = articula::kinetic_energy(*model, aux, sim.q_, sim.v_);
-  record.potential = articula::potential_energy(*model, aux, sim.q_);
-  record.v_minus = record.v_plus = sim.v_;
+  record.time = state.t;
+  record.kinetic_before = record.kinetic_after = articula::kinetic_energy(*model, aux, state.q, state.v);
+  record.potential = articula::potential_energy(*model, aux, state.q);
+  record.v_minus = record.v_plus = state.v;
   record.names = names;
   for (const auto& name : names)
     record.actions += (record.actions.empty() ? "" : "; ") + name +
@@ -127,7 +127,7 @@ bool Simulator::Impl::release_brakes(Simulator& sim, RunResult& result) {
   for (std::size_t k = 0; k < names.size(); ++k) row.name += (k ? "+" : "") + names[k];
   for (auto& sink : sinks) sink->event(row);
   for (auto& e : events)
-    if (e.event.guard) e.g = e.event.guard(sim.t_, sim.q_, sim.v_);
+    if (e.event.guard) e.g = e.event.guard(state.t, state.q, state.v);
   result.events.push_back(std::move(record));
   return !released.empty();
 }

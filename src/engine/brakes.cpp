@@ -39,7 +39,7 @@ EventAction brake_action(const std::string& target, int what, std::size_t index)
 
 }  // namespace
 
-void Simulator::Impl::add_brakes(Simulator& sim) {
+void Simulator::Impl::add_brakes() {
   const Model& m = *model;
   ConstraintSet& set = robot.constraints();
   const auto& brakes = robot.brakes();
@@ -52,9 +52,9 @@ void Simulator::Impl::add_brakes(Simulator& sim) {
   lambda_v.resize(m.nv);
   lambda_vdot.resize(m.nv);
   lambda_all = VectorX::Zero(static_cast<Eigen::Index>(brakes.size()));
-  sim.brake_states_.assign(brakes.size(), BrakeState::Released);
-  sim.brake_torques_ = VectorX::Zero(static_cast<Eigen::Index>(brakes.size()));
-  sim.brake_energy_ = VectorX::Zero(static_cast<Eigen::Index>(brakes.size()));
+  state.brake_states.assign(brakes.size(), BrakeState::Released);
+  state.brake_torques = VectorX::Zero(static_cast<Eigen::Index>(brakes.size()));
+  state.brake_energy = VectorX::Zero(static_cast<Eigen::Index>(brakes.size()));
   if (brakes.empty()) return;
   registering = true;
   for (std::size_t k = 0; k < brakes.size(); ++k) {
@@ -82,7 +82,7 @@ void Simulator::Impl::add_brakes(Simulator& sim) {
       return s.state == BrakeState::Engaging ? t - s.t_engage : -1.0;
     };
     engage.actions = {brake_action(b.name, Engage, k)};
-    sim.add_event(std::move(engage));
+    add_event(std::move(engage));
     if (b.kind == BrakeKind::Friction) {
       Event stick;
       stick.name = b.name + ".stick";
@@ -93,7 +93,7 @@ void Simulator::Impl::add_brakes(Simulator& sim) {
         return s.state == BrakeState::Slipping ? s.sign * v[s.iv] : 1.0;
       };
       stick.actions = {brake_action(b.name, Stick, k)};
-      sim.add_event(std::move(stick));
+      add_event(std::move(stick));
       Event release;
       release.name = b.name + ".release";
       release.direction = 1;
@@ -101,10 +101,10 @@ void Simulator::Impl::add_brakes(Simulator& sim) {
       release.guard = [this, k](double, VectorRef q, VectorRef v) {
         const BrakeRun& s = brake_run[k];
         if (s.state != BrakeState::Stuck || !brake_locked(s)) return -1.0;
-        return std::abs(brake_lambda(*owner, k, q, v)) - robot.brakes()[k].static_torque;
+        return std::abs(brake_lambda(k, q, v)) - robot.brakes()[k].static_torque;
       };
       release.actions = {brake_action(b.name, Release, k)};
-      sim.add_event(std::move(release));
+      add_event(std::move(release));
     } else if (std::isfinite(b.torque)) {
       Event overload;
       overload.name = b.name + ".overload";
@@ -113,10 +113,10 @@ void Simulator::Impl::add_brakes(Simulator& sim) {
       overload.guard = [this, k](double, VectorRef q, VectorRef v) {
         const BrakeRun& s = brake_run[k];
         if (s.state != BrakeState::Locked || !brake_locked(s)) return -1.0;
-        return std::abs(brake_lambda(*owner, k, q, v)) - robot.brakes()[k].torque;
+        return std::abs(brake_lambda(k, q, v)) - robot.brakes()[k].torque;
       };
       overload.actions = {brake_action(b.name, Overload, k)};
-      sim.add_event(std::move(overload));
+      add_event(std::move(overload));
     }
   }
   // Category-1 stops: each decelerating drive's standstill, and the deadline.
@@ -130,7 +130,7 @@ void Simulator::Impl::add_brakes(Simulator& sim) {
       return drive[i] == Drive::Decelerate ? drive_sign[i] * v[dof] : 1.0;
     };
     standstill.actions = {brake_action(motor.name, Standstill, i)};
-    sim.add_event(std::move(standstill));
+    add_event(std::move(standstill));
     if (drive_brake[i] < 0) continue;
     // A holding drive saturates when the torque the hold needs, the lock's multiplier λ,
     // reaches the effort limit (evaluated as the release guard of a stuck brake).
@@ -141,10 +141,10 @@ void Simulator::Impl::add_brakes(Simulator& sim) {
     saturate.guard = [this, i](double, VectorRef q, VectorRef v) {
       const auto k = static_cast<std::size_t>(drive_brake[i]);
       if (drive[i] != Drive::Hold || !brake_locked(brake_run[k])) return -1.0;
-      return std::abs(brake_lambda(*owner, k, q, v)) - robot.motors()[i].effort_limit;
+      return std::abs(brake_lambda(k, q, v)) - robot.motors()[i].effort_limit;
     };
     saturate.actions = {brake_action(motor.name, Saturate, i)};
-    sim.add_event(std::move(saturate));
+    add_event(std::move(saturate));
   }
   Event deadline;
   deadline.name = "stop_signal.max_time";
@@ -154,16 +154,16 @@ void Simulator::Impl::add_brakes(Simulator& sim) {
     return std::isfinite(cat1_deadline) ? t - cat1_deadline : -1.0;
   };
   deadline.actions = {brake_action("stop_signal", Deadline, 0)};
-  sim.add_event(std::move(deadline));
+  add_event(std::move(deadline));
   registering = false;
 }
 
-double Simulator::Impl::brake_lambda(Simulator& sim, std::size_t k, VectorRef q, VectorRef v) {
+double Simulator::Impl::brake_lambda(std::size_t k, VectorRef q, VectorRef v) {
   if (!lambda_valid || lambda_q != q || lambda_v != v) {
     lambda_q = q;
     lambda_v = v;
     lambda_valid = true;
-    if (!rhs(sim, q, v, lambda_vdot)) {
+    if (!rhs(q, v, lambda_vdot)) {
       lambda_all.setConstant(std::numeric_limits<double>::quiet_NaN());
       return lambda_all[static_cast<Eigen::Index>(k)];
     }
@@ -194,17 +194,18 @@ double Simulator::Impl::next_brake_time(double t) const {
   return next;
 }
 
-void Simulator::Impl::accumulate_brake_energy(Simulator& sim) {
+void Simulator::Impl::accumulate_brake_energy() {
   // ∫ torque·|q̇| dt = torque·s·(q(t₁) − q(t₀)) while q̇ keeps the sign s (a located stick ends
   // the segment first): exact for the integrated q, no quadrature error.
   for (std::size_t k = 0; k < brake_run.size(); ++k) {
     const BrakeRun& r = brake_run[k];
     if (r.state == BrakeState::Slipping)
-      sim.brake_energy_[static_cast<Eigen::Index>(k)] += robot.brakes()[k].torque * r.sign * (sim.q_[r.iq] - q0[r.iq]);
+      state.brake_energy[static_cast<Eigen::Index>(k)] +=
+          robot.brakes()[k].torque * r.sign * (state.q[r.iq] - q0[r.iq]);
   }
 }
 
-void Simulator::Impl::brake_actions(Simulator& sim, const std::vector<int>& firing, std::vector<std::string>& enables) {
+void Simulator::Impl::brake_actions(const std::vector<int>& firing, std::vector<std::string>& enables) {
   const auto& brakes = robot.brakes();
   auto lock = [&](std::size_t k) {
     const std::string& name = brakes[k].name;
@@ -216,19 +217,19 @@ void Simulator::Impl::brake_actions(Simulator& sim, const std::vector<int>& firi
     if (brakes[k].kind == BrakeKind::Pin) {
       r.state = BrakeState::Locked;
       lock(k);
-    } else if (sim.v_[r.iv] == 0.0) {
+    } else if (state.v[r.iv] == 0.0) {
       r.state = BrakeState::Stuck;  // at rest: sticks at once (release_brakes checks the hold)
       lock(k);
     } else {
       r.state = BrakeState::Slipping;
-      r.sign = sign_of(sim.v_[r.iv]);
+      r.sign = sign_of(state.v[r.iv]);
     }
   };
   auto arm = [&](std::size_t k) {
     BrakeRun& r = brake_run[k];
     if (r.state != BrakeState::Released) return;
     r.state = BrakeState::Engaging;
-    r.t_engage = sim.t_ + brakes[k].delay;
+    r.t_engage = state.t + brakes[k].delay;
     if (brakes[k].delay == 0.0) engage(k);
   };
   auto arm_joint_of = [&](std::size_t motor) {
@@ -290,10 +291,10 @@ void Simulator::Impl::brake_actions(Simulator& sim, const std::vector<int>& firi
         // drive is cut at the signal.
         bool moving = false;
         for (std::size_t m = 0; m < drive.size(); ++m)
-          moving = moving || (drive[m] == Drive::On && sim.v_[robot.motors()[m].dof] != 0.0);
+          moving = moving || (drive[m] == Drive::On && state.v[robot.motors()[m].dof] != 0.0);
         for (std::size_t m = 0; m < drive.size(); ++m) {
           if (drive[m] != Drive::On) continue;
-          const double qd = sim.v_[robot.motors()[m].dof];
+          const double qd = state.v[robot.motors()[m].dof];
           const int k = drive_brake[m];
           if (qd != 0.0) {
             drive[m] = Drive::Decelerate;
@@ -315,7 +316,7 @@ void Simulator::Impl::brake_actions(Simulator& sim, const std::vector<int>& firi
           const Drive d = drive[static_cast<std::size_t>(m)];
           if (d != Drive::Decelerate && d != Drive::Hold) arm(k);
         }
-        cat1_deadline = sim.t_ + a.value;
+        cat1_deadline = state.t + a.value;
         if (a.value == 0.0) deadline();
         continue;
       }
@@ -335,7 +336,7 @@ void Simulator::Impl::brake_actions(Simulator& sim, const std::vector<int>& firi
         case Release:
           if (brake_run[k].state == BrakeState::Stuck && brake_locked(brake_run[k])) {
             // The joint starts to move against the lock's torque λ: direction −sign(λ).
-            const double lambda = brake_lambda(sim, k, sim.q_, sim.v_);
+            const double lambda = brake_lambda(k, state.q, state.v);
             deactivate_constraints(robot.constraints(), {brakes[k].name});
             brake_run[k].state = BrakeState::Slipping;
             brake_run[k].sign = -sign_of(lambda);
@@ -364,7 +365,7 @@ void Simulator::Impl::brake_actions(Simulator& sim, const std::vector<int>& firi
           const int b = drive_brake[k];
           if (drive[k] == Drive::Hold && b >= 0 && brake_locked(brake_run[static_cast<std::size_t>(b)])) {
             // The joint starts to move against the hold's torque λ: direction −sign(λ).
-            const double lambda = brake_lambda(sim, static_cast<std::size_t>(b), sim.q_, sim.v_);
+            const double lambda = brake_lambda(static_cast<std::size_t>(b), state.q, state.v);
             deactivate_constraints(robot.constraints(), {brakes[static_cast<std::size_t>(b)].name});
             drive[k] = Drive::Decelerate;
             drive_sign[k] = -sign_of(lambda);
@@ -380,12 +381,12 @@ void Simulator::Impl::brake_actions(Simulator& sim, const std::vector<int>& firi
     }
 }
 
-void Simulator::Impl::update_brake_outputs(Simulator& sim) {
+void Simulator::Impl::update_brake_outputs() {
   const auto& brakes = robot.brakes();
   const auto lambda = robot.constraints().lambda();
   for (std::size_t k = 0; k < brake_run.size(); ++k) {
     const BrakeRun& r = brake_run[k];
-    sim.brake_states_[k] = r.state;
+    state.brake_states[k] = r.state;
     double torque = 0.0;
     if (r.state == BrakeState::Slipping) {
       torque = -brakes[k].torque * r.sign;
@@ -395,11 +396,11 @@ void Simulator::Impl::update_brake_outputs(Simulator& sim) {
       if (drive_holds(r)) {
         // The lock holds for the drive: λ is the drive's torque, not the brake's.
         const Motor& motor = robot.motors()[static_cast<std::size_t>(r.motor)];
-        sim.tau_motor_[r.motor] = motor.effort(0.0, sim.v_[motor.dof]) + torque;
+        state.tau_motor[r.motor] = motor.effort(0.0, state.v[motor.dof]) + torque;
         torque = 0.0;
       }
     }
-    sim.brake_torques_[static_cast<Eigen::Index>(k)] = torque;
+    state.brake_torques[static_cast<Eigen::Index>(k)] = torque;
   }
 }
 

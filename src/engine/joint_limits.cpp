@@ -17,7 +17,7 @@
 
 namespace articula {
 
-void Simulator::Impl::add_limit_stops(Simulator& sim) {
+void Simulator::Impl::add_limit_stops() {
   const Model& m = *model;
   ConstraintSet& set = robot.constraints();
   for (Index j = 0; j < m.njoints; ++j) {
@@ -46,12 +46,12 @@ void Simulator::Impl::add_limit_stops(Simulator& sim) {
         return q[s.iq] - s.value;
       };
       e.actions = {EventAction::enable(stop.name)};
-      sim.add_event(std::move(e));
+      add_event(std::move(e));
     }
   }
 }
 
-void Simulator::Impl::start_limits(Simulator& sim, std::vector<int>& firing) {
+void Simulator::Impl::start_limits(std::vector<int>& firing) {
   const Model& m = *model;
   for (LimitStop& s : limits) {
     s.column = -1;
@@ -61,7 +61,7 @@ void Simulator::Impl::start_limits(Simulator& sim, std::vector<int>& firing) {
   for (std::size_t k = 0; k < limits.size(); ++k) {
     const LimitStop& s = limits[k];
     if (s.column < 0 || limit_engaged(s)) continue;
-    const double q = sim.q_[s.iq], v = sim.v_[s.iv];
+    const double q = state.q[s.iq], v = state.v[s.iv];
     const double past = s.upper ? q - s.value : s.value - q;  // > 0: beyond the stop
     const double tol = 1e-9 * std::max(1.0, std::abs(s.value));
     if (past > 1e-6 * std::max(1.0, std::abs(s.value))) {
@@ -79,7 +79,7 @@ void Simulator::Impl::start_limits(Simulator& sim, std::vector<int>& firing) {
   }
 }
 
-bool Simulator::Impl::release_limits(Simulator& sim, RunResult& result) {
+bool Simulator::Impl::release_limits(RunResult& result) {
   const ConstraintSet& set = robot.constraints();
   std::vector<std::string> released;  // allocates only when a stop lets go
   for (const LimitStop& s : limits) {
@@ -89,12 +89,12 @@ bool Simulator::Impl::release_limits(Simulator& sim, RunResult& result) {
   }
   if (released.empty()) return false;
   deactivate_constraints(robot.constraints(), released);
-  refresh_active(sim);
+  refresh_active();
   EventRecord record;
-  record.time = sim.t_;
-  record.kinetic_before = record.kinetic_after = articula::kinetic_energy(*model, aux, sim.q_, sim.v_);
-  record.potential = articula::potential_energy(*model, aux, sim.q_);
-  record.v_minus = record.v_plus = sim.v_;
+  record.time = state.t;
+  record.kinetic_before = record.kinetic_after = articula::kinetic_energy(*model, aux, state.q, state.v);
+  record.potential = articula::potential_energy(*model, aux, state.q);
+  record.v_minus = record.v_plus = state.v;
   for (const auto& name : released) {
     record.names.push_back(name);
     record.actions += (record.actions.empty() ? "" : "; ") + name + ": release (the stop would pull)";
@@ -104,7 +104,7 @@ bool Simulator::Impl::release_limits(Simulator& sim, RunResult& result) {
   for (std::size_t k = 0; k < released.size(); ++k) row.name += (k ? "+" : "") + released[k];
   for (auto& sink : sinks) sink->event(row);
   for (auto& e : events)
-    if (e.event.guard) e.g = e.event.guard(sim.t_, sim.q_, sim.v_);
+    if (e.event.guard) e.g = e.event.guard(state.t, state.q, state.v);
   arm_leaving(released);
   result.events.push_back(std::move(record));
   return true;

@@ -13,23 +13,43 @@
 #include "engine/simulator_impl.hpp"
 
 namespace articula {
-Simulator::Simulator(Robot& robot, SimulationOptions options) : robot_(robot), options_(options) {
-  options_.validate();
-  const Model& model = robot_.model();
-  impl_ = std::make_shared<Impl>(robot_);
-  if (options_.joint_limits) impl_->add_limit_stops(*this);
-  impl_->add_brakes(*this);
-  q_ = neutral(model);
-  v_ = VectorX::Zero(model.nv);
-  vdot_ = VectorX::Zero(model.nv);
-  u_ = VectorX::Zero(static_cast<Eigen::Index>(robot_.motors().size()));
-  tau_motor_ = u_;
-  f_contact_ = VectorX::Zero(3 * static_cast<Eigen::Index>(robot_.contacts().size()));
-  sensors_ = VectorX::Zero(static_cast<Eigen::Index>(sensor_channels().size()));
+Simulator::Simulator(Robot& robot, SimulationOptions options) {
+  options.validate();
+  impl_ = std::make_unique<Impl>(robot, std::move(options));
+  Impl& im = *impl_;
+  const Model& model = robot.model();
+  if (im.options.joint_limits) im.add_limit_stops();
+  im.add_brakes();
+  Impl::State& s = im.state;
+  s.q = neutral(model);
+  s.v = VectorX::Zero(model.nv);
+  s.vdot = VectorX::Zero(model.nv);
+  s.u = VectorX::Zero(static_cast<Eigen::Index>(robot.motors().size()));
+  s.tau_motor = s.u;
+  s.f_contact = VectorX::Zero(3 * static_cast<Eigen::Index>(robot.contacts().size()));
+  s.sensors = VectorX::Zero(static_cast<Eigen::Index>(im.sensor_channels().size()));
 }
 
+Simulator::~Simulator() = default;
+Simulator::Simulator(Simulator&&) noexcept = default;
+Simulator& Simulator::operator=(Simulator&&) noexcept = default;
+
+double Simulator::time() const { return impl_->state.t; }
+const VectorX& Simulator::q() const { return impl_->state.q; }
+const VectorX& Simulator::v() const { return impl_->state.v; }
+const VectorX& Simulator::vdot() const { return impl_->state.vdot; }
+const VectorX& Simulator::commands() const { return impl_->state.u; }
+const VectorX& Simulator::efforts() const { return impl_->state.tau_motor; }
+const VectorX& Simulator::sensors() const { return impl_->state.sensors; }
+const VectorX& Simulator::contact_forces() const { return impl_->state.f_contact; }
+const std::vector<BrakeState>& Simulator::brake_states() const { return impl_->state.brake_states; }
+const VectorX& Simulator::brake_torques() const { return impl_->state.brake_torques; }
+const VectorX& Simulator::brake_energy() const { return impl_->state.brake_energy; }
+const Robot& Simulator::robot() const { return impl_->robot; }
+const SimulationOptions& Simulator::options() const { return impl_->options; }
+
 void Simulator::set_state(VectorRef q, VectorRef v, double t) {
-  const Model& model = robot_.model();
+  const Model& model = *impl_->model;
   if (q.size() != model.nq || v.size() != model.nv)
     throw std::invalid_argument("Simulator::set_state: q has " + std::to_string(q.size()) + " values and v " +
                                 std::to_string(v.size()) + "; model '" + model.name +
@@ -41,20 +61,22 @@ void Simulator::set_state(VectorRef q, VectorRef v, double t) {
       throw std::invalid_argument("Simulator::set_state: non-finite state of joint '" + model.joint_names[j] + "'");
   }
   if (!std::isfinite(t)) throw std::invalid_argument("Simulator::set_state: t is not finite");
-  q_ = q;
-  normalize(model, q_);
-  v_ = v;
-  t_ = t;
+  Impl::State& s = impl_->state;
+  s.q = q;
+  normalize(model, s.q);
+  s.v = v;
+  s.t = t;
 }
 
 void Simulator::set_commands(VectorRef u) {
-  if (u.size() != u_.size())
+  VectorX& held = impl_->state.u;
+  if (u.size() != held.size())
     throw std::invalid_argument("Simulator::set_commands: " + std::to_string(u.size()) + " commands for " +
-                                std::to_string(u_.size()) + " motors");
-  u_ = u;
+                                std::to_string(held.size()) + " motors");
+  held = u;
 }
 
-void Simulator::set_command(const std::string& motor, double u) { u_[robot_.motor_index(motor)] = u; }
+void Simulator::set_command(const std::string& motor, double u) { impl_->state.u[impl_->robot.motor_index(motor)] = u; }
 
 void Simulator::set_controller(Controller controller, double period) {
   // A period below 1 ns would cut every step to it: the run could not advance.
@@ -65,10 +87,12 @@ void Simulator::set_controller(Controller controller, double period) {
   impl_->controller_period = period;
 }
 
-void Simulator::add_event(Event event) {
+void Simulator::add_event(Event event) { impl_->add_event(std::move(event)); }
+
+void Simulator::Impl::add_event(Event event) {
   const std::string what = "event '" + event.name + "': ";
   if (event.name.empty()) throw std::invalid_argument("Simulator::add_event: an event needs a name");
-  for (const auto& e : impl_->events)
+  for (const auto& e : events)
     if (e.event.name == event.name)
       throw std::invalid_argument("Simulator::add_event: duplicate event name '" + event.name + "'");
   if (event.time.has_value() == static_cast<bool>(event.guard))
@@ -80,19 +104,19 @@ void Simulator::add_event(Event event) {
   if (event.actions.empty()) throw std::invalid_argument(what + "has no action");
   for (const EventAction& a : event.actions) {
     if (a.kind == EventAction::Kind::Enable || a.kind == EventAction::Kind::Disable) {
-      for (const Brake& b : robot_.brakes())
-        if (b.name == a.target && !impl_->registering)
+      for (const Brake& b : robot.brakes())
+        if (b.name == a.target && !registering)
           throw std::invalid_argument(what + "constraint '" + a.target + "' is the lock of brake '" + b.name +
                                       "': the brake switches it (use stop_signal)");
-      if (!robot_.constraints().contains(a.target)) {
+      if (!robot.constraints().contains(a.target)) {
         std::string names;
-        for (const auto& n : robot_.constraints().names()) names += (names.empty() ? "" : ", ") + n;
+        for (const auto& n : robot.constraints().names()) names += (names.empty() ? "" : ", ") + n;
         throw std::invalid_argument(what + "no constraint named '" + a.target +
                                     "'; registered: " + (names.empty() ? "(none)" : names));
       }
     } else if (a.kind == EventAction::Kind::SetCommand) {
       try {
-        robot_.motor_index(a.target);
+        robot.motor_index(a.target);
       } catch (const std::invalid_argument& e) {
         throw std::invalid_argument(what + e.what());
       }
@@ -101,18 +125,18 @@ void Simulator::add_event(Event event) {
       if (a.category != 0 && a.category != 1)
         throw std::invalid_argument(what + "stop_signal category must be 0 or 1, got " + std::to_string(a.category));
       if (!(a.value >= 0)) throw std::invalid_argument(what + "stop_signal max_time must be ≥ 0 s (inf for none)");
-      if (robot_.brakes().empty())
+      if (robot.brakes().empty())
         throw std::invalid_argument(what + "stop_signal needs brakes: the robot has none (Robot::add_brake)");
       if (a.category == 1)
-        for (const Motor& m : robot_.motors())
+        for (const Motor& m : robot.motors())
           if (!std::isfinite(m.effort_limit))
             throw std::invalid_argument(what + "a category-1 stop decelerates at the motors' effort limits; motor '" +
                                         m.name + "' has none");
-    } else if (a.kind == EventAction::Kind::Brake && !impl_->registering) {
+    } else if (a.kind == EventAction::Kind::Brake && !registering) {
       throw std::invalid_argument(what + "brake switches are the simulator's own events (use stop_signal)");
     }
   }
-  impl_->events.push_back({std::move(event)});
+  events.push_back({std::move(event)});
 }
 
 void Simulator::add_log(std::unique_ptr<LogSink> sink) { impl_->sinks.push_back(std::move(sink)); }
@@ -120,27 +144,24 @@ void Simulator::add_log(std::unique_ptr<LogSink> sink) { impl_->sinks.push_back(
 void Simulator::set_progress(std::function<void(double, double)> progress) { impl_->progress = std::move(progress); }
 
 void Simulator::use_generated(GeneratedDynamics kernels) {
-  const Model& m = robot_.model();
+  impl_->kernels_in_flight = {};  // these kernels, not those of a compile still going
+  impl_->install_generated(std::move(kernels));
+}
+
+void Simulator::Impl::install_generated(GeneratedDynamics kernels) {
+  const Model& m = *model;
   const std::string digest = model_digest(m);
   if (kernels.model_digest != digest)
     throw std::invalid_argument("use_generated: the kernels' model digest " + kernels.model_digest +
                                 " is not this robot's model's (" + digest +
                                 "): regenerate them from robot.model() (armature and gravity included)");
-  int rows = 0;
-  for (const HeldFrame& h : kernels.held_frames) {
+  for (const HeldFrame& h : kernels.held_frames)
     if (!m.has_frame(h.frame))
       throw std::invalid_argument("use_generated: held frame '" + h.frame + "' is not a frame of the model");
-    rows += h.weld ? 6 : 3;
-  }
-  Impl& im = *impl_;
-  im.gen_ref.assign(12 * kernels.held_frames.size(), 0.0);
-  im.gen_kp.assign(kernels.held_frames.size(), 0.0);
-  im.gen_kd.assign(kernels.held_frames.size(), 0.0);
-  im.gen_lambda.setZero(rows);
-  im.generated = std::move(kernels);
-  im.compiled_owner.reset();  // kernels of a library loaded before (use_compiled) are no longer used
-  im.generated_frames.reserve(im.generated.held_frames.size());
-  im.refresh_active(*this);
+  generated_aba.set_kernel(kernels.aba);
+  generated_held.set_kernel(kernels.constrained_dynamics, kernels.held_frames);
+  compiled_owner.reset();  // kernels of a library loaded before (use_compiled) are no longer used
+  refresh_active();
 }
 
 std::vector<HeldFrame> compilable_held_frames(const Robot& robot) {
@@ -158,37 +179,67 @@ std::vector<HeldFrame> compilable_held_frames(const Robot& robot) {
 }
 
 void Simulator::use_compiled(std::shared_ptr<const CompiledKernels> kernels) {
+  impl_->kernels_in_flight = {};
+  impl_->install_compiled(std::move(kernels));
+}
+
+void Simulator::Impl::install_compiled(std::shared_ptr<const CompiledKernels> kernels) {
   if (!kernels) throw std::invalid_argument("use_compiled: no kernels");
   GeneratedDynamics g;
   g.model_digest = kernels->model_digest;
   g.aba = kernels->aba;
   g.held_frames = kernels->held_frames;
   g.constrained_dynamics = kernels->constrained_dynamics;
-  use_generated(std::move(g));
-  impl_->compiled_owner = std::move(kernels);  // keeps the kernels' library loaded
+  install_generated(std::move(g));
+  compiled_owner = std::move(kernels);  // keeps the kernels' library loaded
+}
+
+void Simulator::use_compiled_when_ready(std::shared_future<std::shared_ptr<const CompiledKernels>> kernels) {
+  if (!kernels.valid()) throw std::invalid_argument("use_compiled_when_ready: the future holds no state");
+  impl_->kernels_in_flight = std::move(kernels);
+}
+
+bool Simulator::Impl::poll_kernels() {
+  if (!kernels_in_flight.valid() || kernels_in_flight.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
+    return false;
+  const auto ready = std::move(kernels_in_flight);
+  kernels_in_flight = {};
+  try {
+    const std::shared_ptr<const CompiledKernels> kernels = ready.get();
+    if (!kernels) return false;
+    install_compiled(kernels);
+  } catch (const std::exception&) {
+    return false;  // no compiler, a failed compile, kernels of another model: the runtime stays
+  }
+  return true;
 }
 
 long Simulator::generated_evaluations() const { return impl_->generated_calls; }
 
-std::vector<std::string> Simulator::sensor_channels() const {
+std::vector<std::string> Simulator::sensor_channels() const { return impl_->sensor_channels(); }
+
+std::vector<std::string> Simulator::Impl::sensor_channels() const {
   std::vector<std::string> out;
-  for (const Sensor& s : robot_.sensors())
+  for (const Sensor& s : robot.sensors())
     for (const auto& c : s.channels()) out.push_back(s.name + "." + c);
   return out;
 }
 
-double Simulator::kinetic_energy() { return articula::kinetic_energy(robot_.model(), impl_->aux, q_, v_); }
-double Simulator::potential_energy() { return articula::potential_energy(robot_.model(), impl_->aux, q_); }
+double Simulator::kinetic_energy() {
+  return articula::kinetic_energy(*impl_->model, impl_->aux, impl_->state.q, impl_->state.v);
+}
+double Simulator::potential_energy() { return articula::potential_energy(*impl_->model, impl_->aux, impl_->state.q); }
 
 RunResult Simulator::run(double duration) {
   if (!(duration > 0) || !std::isfinite(duration))
     throw std::invalid_argument("Simulator::run: duration must be > 0, got " + std::to_string(duration));
-  if (u_.size() != static_cast<Eigen::Index>(robot_.motors().size()) ||
-      f_contact_.size() != 3 * static_cast<Eigen::Index>(robot_.contacts().size()) ||
-      sensors_.size() != static_cast<Eigen::Index>(sensor_channels().size()) ||
-      impl_->brake_run.size() != robot_.brakes().size())
+  const Impl& im = *impl_;
+  if (im.state.u.size() != static_cast<Eigen::Index>(im.robot.motors().size()) ||
+      im.state.f_contact.size() != 3 * static_cast<Eigen::Index>(im.robot.contacts().size()) ||
+      im.state.sensors.size() != static_cast<Eigen::Index>(im.sensor_channels().size()) ||
+      im.brake_run.size() != im.robot.brakes().size())
     throw std::logic_error("Simulator::run: motors, sensors, contacts or brakes changed after the simulator was made");
-  return impl_->run(*this, duration);
+  return impl_->run(duration);
 }
 
 void Simulator::request_stop() noexcept { impl_->stop_requested.store(true, std::memory_order_relaxed); }

@@ -22,8 +22,8 @@ bool crosses(double g0, double g1, int direction) {
 // Bisection on the step size τ ∈ (0, h]: the state at t0 + τ is recomputed from the state at
 // the step's start with one fixed step of size τ (RK4 for Dormand–Prince), until the bracket
 // is narrower than options.event_tolerance. The state is left just after the earliest crossing.
-bool Simulator::Impl::locate_guards(Simulator& sim, double t0, double h, RunResult& result) {
-  const SimulationOptions& o = sim.options_;
+bool Simulator::Impl::locate_guards(double t0, double h, RunResult& result) {
+  const SimulationOptions& o = options;
   const FixedStepMethod method = fixed_method(o.integrator);
   auto restep = [&](double tau) {
     qa = q0;
@@ -36,7 +36,7 @@ bool Simulator::Impl::locate_guards(Simulator& sim, double t0, double h, RunResu
   bool any = false;
   for (EventState& e : events) {
     if (!e.event.guard || e.done) continue;
-    e.g_end = e.event.guard(sim.t_, sim.q_, sim.v_);
+    e.g_end = e.event.guard(state.t, state.q, state.v);
     any = any || crosses(e.g, e.g_end, e.event.direction);
   }
   if (!any) {  // the common case: no allocation
@@ -67,9 +67,9 @@ bool Simulator::Impl::locate_guards(Simulator& sim, double t0, double h, RunResu
   }
   if (best < h) {
     restep(best);
-    sim.q_ = qa;
-    sim.v_ = va;
-    sim.t_ = t0 + best;
+    state.q = qa;
+    state.v = va;
+    state.t = t0 + best;
   }
   std::vector<int> firing;
   for (int i : crossing)
@@ -77,19 +77,19 @@ bool Simulator::Impl::locate_guards(Simulator& sim, double t0, double h, RunResu
   // Guards that did not fire continue from the new state.
   for (std::size_t i = 0; i < events.size(); ++i)
     if (events[i].event.guard && std::find(firing.begin(), firing.end(), static_cast<int>(i)) == firing.end())
-      events[i].g = events[i].event.guard(sim.t_, sim.q_, sim.v_);
+      events[i].g = events[i].event.guard(state.t, state.q, state.v);
   pending = std::move(firing);
   return true;
 }
 
-void Simulator::Impl::apply_events(Simulator& sim, const std::vector<int>& firing, RunResult& result, bool& stop) {
+void Simulator::Impl::apply_events(const std::vector<int>& firing, RunResult& result, bool& stop) {
   const Model& m = *model;
   ConstraintSet& set = robot.constraints();
   EventRecord record;
-  record.time = sim.t_;
-  record.kinetic_before = articula::kinetic_energy(m, aux, sim.q_, sim.v_);
-  record.potential = articula::potential_energy(m, aux, sim.q_);
-  record.v_minus = sim.v_;
+  record.time = state.t;
+  record.kinetic_before = articula::kinetic_energy(m, aux, state.q, state.v);
+  record.potential = articula::potential_energy(m, aux, state.q);
+  record.v_minus = state.v;
   std::vector<std::string> enables;
   JumpForm form = JumpForm::None;
   bool first_enable = true, naive = false, bounced = false;
@@ -101,14 +101,14 @@ void Simulator::Impl::apply_events(Simulator& sim, const std::vector<int>& firin
     for (const EventAction& a : e.actions) described += (described.empty() ? "" : "; ") + e.name + ": " + a.describe();
   }
   // Brakes first (brakes.cpp): stop signals and brake switches; their locks join the enables.
-  brake_actions(sim, firing, enables);
+  brake_actions(firing, enables);
   const bool brake_enables = !enables.empty();
   for (const int i : firing)
     for (const EventAction& a : events[static_cast<std::size_t>(i)].event.actions)
       if (a.kind == EventAction::Kind::Disable && set.is_enabled(a.target)) deactivate_constraints(set, {a.target});
   for (const int i : firing)
     for (const EventAction& a : events[static_cast<std::size_t>(i)].event.actions)
-      if (a.kind == EventAction::Kind::SetCommand) sim.u_[robot.motor_index(a.target)] = a.value;
+      if (a.kind == EventAction::Kind::SetCommand) state.u[robot.motor_index(a.target)] = a.value;
   for (const int i : firing)
     for (const EventAction& a : events[static_cast<std::size_t>(i)].event.actions) {
       if (a.kind == EventAction::Kind::Enable) {
@@ -129,8 +129,8 @@ void Simulator::Impl::apply_events(Simulator& sim, const std::vector<int>& firin
     if (form == JumpForm::None) {
       for (const auto& name : enables) set.enable(name);
     } else {
-      JumpOptions options;
-      options.form = form;
+      JumpOptions jump_options;
+      jump_options.form = form;
       // Limit stops alone (joint_limits.cpp) may bounce: J v⁺ = −e J v⁻, then they let go.
       // Every impact slower than limit_bounce_velocity: plastic.
       bool stops_only = true, fast = false;
@@ -139,13 +139,13 @@ void Simulator::Impl::apply_events(Simulator& sim, const std::vector<int>& firin
         for (const LimitStop& s : limits)
           if (s.name == name) {
             stop_name = true;
-            fast = fast || std::abs(sim.v_[s.iv]) >= sim.options_.limit_bounce_velocity;
+            fast = fast || std::abs(state.v[s.iv]) >= options.limit_bounce_velocity;
           }
         stops_only = stops_only && stop_name;
       }
-      bounced = stops_only && fast && sim.options_.limit_restitution > 0.0;
-      if (bounced) options.restitution = sim.options_.limit_restitution;
-      const JumpResult jump = activate_constraints(m, data, set, enables, sim.q_, sim.v_, options);
+      bounced = stops_only && fast && options.limit_restitution > 0.0;
+      if (bounced) jump_options.restitution = options.limit_restitution;
+      const JumpResult jump = activate_constraints(m, data, set, enables, state.q, state.v, jump_options);
       record.jumped = true;
       record.form = jump.form;
       record.jump_status = jump.status;
@@ -156,27 +156,27 @@ void Simulator::Impl::apply_events(Simulator& sim, const std::vector<int>& firin
         failure_message = "velocity jump " + to_string(jump.status) + " enabling " + enables.front() +
                           (jump.message.empty() ? "" : ": " + jump.message);
       } else {
-        brake_jump_energy(sim, jump, record.v_minus, jump.v_plus);
-        sim.v_ = jump.v_plus;
+        brake_jump_energy(jump, record.v_minus, jump.v_plus);
+        state.v = jump.v_plus;
         if (bounced) deactivate_constraints(set, enables);  // the stops let go: the joints bounce off
-        const std::vector<std::string> restick = brakes_after_jump(sim, through, record);
+        const std::vector<std::string> restick = brakes_after_jump(through, record);
         if (!restick.empty()) {
-          const VectorX v_mid = sim.v_;
-          const JumpResult again = activate_constraints(m, data, set, restick, sim.q_, sim.v_, JumpOptions{});
+          const VectorX v_mid = state.v;
+          const JumpResult again = activate_constraints(m, data, set, restick, state.q, state.v, JumpOptions{});
           if (!again.ok()) {
             failure = Failure::Solver;
             failure_message = "velocity jump " + to_string(again.status) + " re-sticking " + restick.front();
           } else {
-            brake_jump_energy(sim, again, v_mid, again.v_plus);
-            sim.v_ = again.v_plus;
+            brake_jump_energy(again, v_mid, again.v_plus);
+            state.v = again.v_plus;
           }
         }
       }
     }
   }
-  refresh_active(sim);
-  record.v_plus = sim.v_;
-  record.kinetic_after = articula::kinetic_energy(m, aux, sim.q_, sim.v_);
+  refresh_active();
+  record.v_plus = state.v;
+  record.kinetic_after = articula::kinetic_energy(m, aux, state.q, state.v);
   EventLogRow row{record.time,
                   "",
                   record.actions,
@@ -193,7 +193,7 @@ void Simulator::Impl::apply_events(Simulator& sim, const std::vector<int>& firin
   }
   // Re-arm the guards at the post-event state.
   for (auto& e : events)
-    if (e.event.guard) e.g = e.event.guard(sim.t_, sim.q_, sim.v_);
+    if (e.event.guard) e.g = e.event.guard(state.t, state.q, state.v);
   if (bounced) arm_leaving(enables);
   result.events.push_back(std::move(record));
 }

@@ -1,6 +1,7 @@
 #pragma once
-// Private state of Simulator (src/engine only): workspaces sized once, the event queue, the
-// controller clock and the log sinks.
+// Private state of Simulator (src/engine only), its one owner: the simulation state (time,
+// q, v, commands, outputs), workspaces sized once, the event queue, the controller clock and
+// the log sinks.
 #include <atomic>
 #include <chrono>
 #include <limits>
@@ -9,6 +10,7 @@
 #include "articula/engine/simulator.hpp"
 #include "articula/model/data.hpp"
 #include "articula/solvers/constrained_dynamics.hpp"
+#include "engine/dynamics_backend.hpp"
 
 namespace articula {
 
@@ -25,7 +27,15 @@ inline FixedStepMethod fixed_method(Integrator integrator) {
 }
 
 struct Simulator::Impl {
-  explicit Impl(Robot& robot);
+  Impl(Robot& robot, SimulationOptions options);
+
+  // The simulation state and the outputs of the last evaluation (Simulator's accessors).
+  struct State {
+    double t = 0.0;
+    VectorX q, v, vdot, u, tau_motor, sensors, f_contact;
+    std::vector<BrakeState> brake_states;
+    VectorX brake_torques, brake_energy;
+  };
 
   struct EventState {
     Event event;
@@ -41,18 +51,22 @@ struct Simulator::Impl {
   std::atomic<bool> stop_requested{false};
   static_assert(std::atomic<bool>::is_always_lock_free, "request_stop() must be async-signal-safe");
 
+  // Simulator::add_event: validates the event (names resolved now) and queues it.
+  void add_event(Event event);
+  std::vector<std::string> sensor_channels() const;  // "<sensor>.<channel>"
+
   // f(q, v) at the held commands: contacts, motors, ABA or the constrained solve.
-  bool rhs(Simulator& sim, VectorRef q, VectorRef v, Eigen::Ref<VectorX> vdot);
-  bool step(Simulator& sim, double h_limit, double& h_taken, RunResult& result);
-  bool call_controller(Simulator& sim);
-  void compute_sensors(Simulator& sim);
-  void refresh_active(Simulator& sim);
-  std::vector<std::string> columns(const Simulator& sim) const;
-  void fill_row(Simulator& sim, double kinetic, double potential);
-  void log_sample(Simulator& sim, RunResult& result);
+  bool rhs(VectorRef q, VectorRef v, Eigen::Ref<VectorX> vdot);
+  bool step(double h_limit, double& h_taken, RunResult& result);
+  bool call_controller();
+  void compute_sensors();
+  void refresh_active();
+  std::vector<std::string> columns() const;
+  void fill_row(double kinetic, double potential);
+  void log_sample(RunResult& result);
   // Guard crossing in (t0, t0 + h]: locates it and leaves the state just after it.
-  bool locate_guards(Simulator& sim, double t0, double h, RunResult& result);
-  void apply_events(Simulator& sim, const std::vector<int>& firing, RunResult& result, bool& stop);
+  bool locate_guards(double t0, double h, RunResult& result);
+  void apply_events(const std::vector<int>& firing, RunResult& result, bool& stop);
 
   // Joint limits (joint_limits.cpp): one stop per finite limit of a 1-dof joint.
   struct LimitStop {
@@ -63,15 +77,15 @@ struct Simulator::Impl {
     int column = -1;  // index into constraint_names (resolved per run)
   };
   std::vector<LimitStop> limits;
-  void add_limit_stops(Simulator& sim);
+  void add_limit_stops();
   bool limit_engaged(const LimitStop& stop) const {
     return stop.column >= 0 && constraint_rows[static_cast<std::size_t>(stop.column)] >= 0;
   }
   // At the start of a run: resolves the stops' columns; throws std::invalid_argument for a
   // joint past a limit; adds to `firing` the stops the state already presses on.
-  void start_limits(Simulator& sim, std::vector<int>& firing);
+  void start_limits(std::vector<int>& firing);
   // After an instant (state evaluated): releases the stops whose multiplier pulls; true if any.
-  bool release_limits(Simulator& sim, RunResult& result);
+  bool release_limits(RunResult& result);
   // Stops the joint is leaving (released, bounced): their guards start just inside the limit,
   // so that a return within the next step is caught even from q a round-off past the stop.
   void arm_leaving(const std::vector<std::string>& names);
@@ -87,20 +101,20 @@ struct Simulator::Impl {
     std::chrono::steady_clock::time_point wall0, last_progress;
   };
   RunState run_state;
-  RunResult run(Simulator& sim, double duration);
+  RunResult run(double duration);
   // Per-run tables, brakes and logs; false (run_state.result set) when a log cannot start.
-  bool begin_run(Simulator& sim, double duration);
-  bool at_instant(Simulator& sim, std::vector<int> firing, bool force_log);
-  bool hold_or_let_go(Simulator& sim);
-  bool advance(Simulator& sim);
-  RunResult finish_run(Simulator& sim);
+  bool begin_run(double duration);
+  bool at_instant(std::vector<int> firing, bool force_log);
+  bool hold_or_let_go();
+  bool advance();
+  RunResult finish_run();
   // Helpers of the stages: an evaluation at the current instant (v̇, sensors, brake outputs),
   // the time events due at t, the finite / max_speed check, and the run's failure.
-  bool evaluate_at_instant(Simulator& sim);
+  bool evaluate_at_instant();
   std::vector<int> due_time_events(double t) const;
-  bool state_is_sane(Simulator& sim);
-  void fail(Simulator& sim, RunStatus status, const std::string& what);
-  RunStatus failure_status(const Simulator& sim) const;
+  bool state_is_sane();
+  void fail(RunStatus status, const std::string& what);
+  RunStatus failure_status() const;
 
   // Brakes (brakes.cpp, docs/brakes.md): one JointLock per brake (named as the brake), the
   // drives' stop modes, and the guard events of the switches.
@@ -125,7 +139,7 @@ struct Simulator::Impl {
   bool registering = false;   // add_event accepts Kind::Brake actions (the simulator's own events)
   bool lambda_valid = false;  // brake_lambda cache at (lambda_q, lambda_v)
   VectorX lambda_q, lambda_v, lambda_vdot, lambda_all;
-  void add_brakes(Simulator& sim);
+  void add_brakes();
   bool brake_locked(const BrakeRun& b) const {
     return b.column >= 0 && constraint_rows[static_cast<std::size_t>(b.column)] >= 0;
   }
@@ -135,30 +149,30 @@ struct Simulator::Impl {
     return b.state == BrakeState::Released && b.motor >= 0 && drive[static_cast<std::size_t>(b.motor)] == Drive::Hold;
   }
   // The lock multiplier of brake k at (q, v) (an evaluation of its own, cached per state).
-  double brake_lambda(Simulator& sim, std::size_t k, VectorRef q, VectorRef v);
+  double brake_lambda(std::size_t k, VectorRef q, VectorRef v);
   void start_brakes();
   // The next brake time after t (an engagement, the category-1 deadline): steps land on it.
   double next_brake_time(double t) const;
   // Work of the slip torques over the last step (q0 → q): exact for a fixed slip direction.
-  void accumulate_brake_energy(Simulator& sim);
+  void accumulate_brake_energy();
   // At an instant: the stop signals and brake switches of the firing events; the locks to
   // switch on are added to `enables`.
-  void brake_actions(Simulator& sim, const std::vector<int>& firing, std::vector<std::string>& enables);
+  void brake_actions(const std::vector<int>& firing, std::vector<std::string>& enables);
   // Before a jump: the stuck friction brakes leave the active set (they carry no impulse);
   // returns them, their locks taken out of `enables` and disabled.
   std::vector<std::size_t> brakes_slip_through(std::vector<std::string>& enables);
   // After the jump: re-stick those at rest (returned as locks to enable), the others slip.
-  std::vector<std::string> brakes_after_jump(Simulator& sim, const std::vector<std::size_t>& through,
-                                             EventRecord& record);
+  std::vector<std::string> brakes_after_jump(const std::vector<std::size_t>& through, EventRecord& record);
   // The Carnot loss of a jump, shared out to the brake locks by their impulse.
-  void brake_jump_energy(Simulator& sim, const JumpResult& jump, VectorRef v_minus, VectorRef v_plus);
-  Simulator* owner = nullptr;  // the simulator of the current run (for the brakes' guards)
+  void brake_jump_energy(const JumpResult& jump, VectorRef v_minus, VectorRef v_plus);
   // After an instant: stuck brakes whose hold is exceeded already (at a stick) slip; true if any.
-  bool release_brakes(Simulator& sim, RunResult& result);
+  bool release_brakes(RunResult& result);
   // Simulator::brake_states / brake_torques from the current evaluation.
-  void update_brake_outputs(Simulator& sim);
+  void update_brake_outputs();
 
   Robot& robot;
+  const SimulationOptions options;
+  State state;
   std::shared_ptr<const Model> model;
   Data data, aux;
   ConstrainedWorkspace cws;
@@ -168,22 +182,35 @@ struct Simulator::Impl {
   VectorX tau, q0, v0, qa, va, row;
   AccelerationFn f;
   bool constrained = false;
-  // Generated kernels (Simulator::use_generated): `generated_match` when the enabled constraints
-  // are the kernels' held frames (refresh_active); their inputs and λ, sized once.
-  GeneratedDynamics generated;
-  std::shared_ptr<const void> compiled_owner;  // the library behind `generated` (use_compiled)
-  bool generated_match = false;
-  std::vector<const FramePairConstraint*> generated_frames;
-  std::vector<double> gen_ref, gen_kp, gen_kd;
-  VectorX gen_lambda;
+  // The back ends of the evaluations (dynamics_backend.hpp): `dynamics` is the one selected by
+  // refresh_active for the enabled constraints; the generated ones are set by
+  // Simulator::use_generated (their digest checked) and count their calls in generated_calls.
   long generated_calls = 0;
-  bool data_has_kinematics = true;  ///< false after a generated kernel's evaluation: data.oMi, data.v are stale
-  bool generated_rhs(VectorRef q, VectorRef v);
+  RuntimeAbaDynamics runtime_aba;
+  RuntimeConstrainedDynamics runtime_constrained;
+  GeneratedAbaDynamics generated_aba;
+  GeneratedHeldDynamics generated_held;
+  Dynamics* dynamics = &runtime_aba;
+  std::shared_ptr<const void> compiled_owner;
+  // Simulator::use_compiled_when_ready: kernels still being compiled; polled between steps.
+  std::shared_future<std::shared_ptr<const CompiledKernels>> kernels_in_flight;
+  // Between two steps: kernels that became ready are installed (true if they were).
+  bool poll_kernels();
+  // Simulator::use_compiled: the kernels' digest and held frames checked, the back ends set.
+  void install_compiled(std::shared_ptr<const CompiledKernels> kernels);
+  void install_generated(GeneratedDynamics kernels);  // the library behind the generated kernels (use_compiled)
+  // What `data` holds of the state of the last evaluation: its kinematics (placements and
+  // velocities, left by the runtime back ends and the contacts), or only v̇ (a generated kernel).
+  enum class DataStage { AccelerationsOnly, KinematicsCurrent };
+  DataStage data_stage = DataStage::KinematicsCurrent;
+  // The kinematics of (q, v), the state of the last evaluation, in `data`: computed only when
+  // that evaluation left none.
+  void ensure_kinematics(VectorRef q, VectorRef v);
   Failure failure = Failure::None;
   std::string failure_message;
   double t_eval = 0.0;  // time of the current evaluation (for the controller at period 0)
   double h_adaptive = 0.0;
-  bool cache_valid = false;  // sim.vdot_ is f at the current state and commands
+  bool cache_valid = false;  // state.vdot is f at the current state and commands
   bool reuse_first = false;  // the next call of f is a step's first stage at that state
 
   Controller controller;

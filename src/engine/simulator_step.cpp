@@ -12,8 +12,9 @@
 
 namespace articula {
 
-Simulator::Impl::Impl(Robot& r)
+Simulator::Impl::Impl(Robot& r, SimulationOptions o)
     : robot(r),
+      options(std::move(o)),
       model(r.model_ptr()),
       data(*model),
       aux(*model),
@@ -25,13 +26,17 @@ Simulator::Impl::Impl(Robot& r)
       q0(model->nq),
       v0(model->nv),
       qa(model->nq),
-      va(model->nv) {}
+      va(model->nv),
+      runtime_aba(*model, data),
+      runtime_constrained(*model, data, cws, r.constraints(), options.method),
+      generated_aba(data, generated_calls),
+      generated_held(data, r.constraints(), runtime_constrained, generated_calls) {}
 
-bool Simulator::Impl::call_controller(Simulator& sim) {
+bool Simulator::Impl::call_controller() {
   bool ok = false;
   try {
-    ok = controller(sim.t_, sim.q_, sim.v_, sim.sensors_, sim.u_);
-    if (ok && !all_finite(sim.u_)) {
+    ok = controller(state.t, state.q, state.v, state.sensors, state.u);
+    if (ok && !all_finite(state.u)) {
       failure_message = "the controller returned non-finite commands";
       ok = false;
     } else if (!ok) {
@@ -46,22 +51,22 @@ bool Simulator::Impl::call_controller(Simulator& sim) {
 }
 
 // One evaluation of v̇ = f(q, v) (simulator.hpp, "One evaluation").
-bool Simulator::Impl::rhs(Simulator& sim, VectorRef q, VectorRef v, Eigen::Ref<VectorX> vdot) {
+bool Simulator::Impl::rhs(VectorRef q, VectorRef v, Eigen::Ref<VectorX> vdot) {
   const Model& m = *model;
   const bool with_contacts = !robot.contacts().empty();
   if (with_contacts) {
     forward_kinematics(m, data, q, v);
     std::fill(f_ext.begin(), f_ext.end(), Force::Zero());
-    articula::contact_forces(m, data, robot.contacts(), f_ext, sim.f_contact_);
+    articula::contact_forces(m, data, robot.contacts(), f_ext, state.f_contact);
   }
   if (controller && controller_period == 0.0) {
     bool ok = false;
     try {
-      ok = controller(t_eval, q, v, sim.sensors_, sim.u_);
+      ok = controller(t_eval, q, v, state.sensors, state.u);
     } catch (const std::exception& e) {
       failure_message = std::string("the controller threw: ") + e.what();
     }
-    if (!ok || !all_finite(sim.u_)) {
+    if (!ok || !all_finite(state.u)) {
       failure = Failure::Controller;
       if (failure_message.empty()) failure_message = "the controller failed or returned non-finite commands";
       return false;
@@ -75,11 +80,11 @@ bool Simulator::Impl::rhs(Simulator& sim, VectorRef q, VectorRef v, Eigen::Ref<V
     // its effort limit against the motion, a holding one its torque through the brake's lock
     // (the multiplier λ, reported as its torque by update_brake_outputs); the motor's own
     // friction stays.
-    double u = sim.u_[static_cast<Eigen::Index>(k)];
+    double u = state.u[static_cast<Eigen::Index>(k)];
     if (drive[k] == Drive::Cut || drive[k] == Drive::Hold) u = 0.0;
     if (drive[k] == Drive::Decelerate) u = -drive_sign[k] * motor.effort_limit;
     const double e = motor.effort(u, v[motor.dof]);
-    sim.tau_motor_[static_cast<Eigen::Index>(k)] = e;
+    state.tau_motor[static_cast<Eigen::Index>(k)] = e;
     tau[motor.dof] += e;
   }
   // Slipping friction brakes: −torque·s, s = sign(q̇) fixed over the segment (brakes.cpp).
@@ -87,25 +92,11 @@ bool Simulator::Impl::rhs(Simulator& sim, VectorRef q, VectorRef v, Eigen::Ref<V
     if (brake_run[k].state == BrakeState::Slipping)
       tau[brake_run[k].iv] -= robot.brakes()[k].torque * brake_run[k].sign;
   const std::span<const Force> fe = with_contacts ? std::span<const Force>(f_ext) : std::span<const Force>();
-  data_has_kinematics = true;
-  if (!constrained && generated.aba && !with_contacts) {
-    generated.aba(q.data(), v.data(), tau.data(), data.ddq.data());
-    ++generated_calls;
-    data_has_kinematics = false;
-  } else if (!constrained) {
-    aba(m, data, q, v, tau, fe);
-  } else if (generated_match && !with_contacts && generated_rhs(q, v)) {
-    ++generated_calls;
-    data_has_kinematics = false;
-  } else {
-    const SolveReport report =
-        constrained_forward_dynamics(m, data, cws, robot.constraints(), q, v, tau, fe, sim.options_.method);
-    if (!report.ok()) {
-      failure = Failure::Solver;
-      failure_message =
-          "constrained solve: " + to_string(report.status) + (report.message.empty() ? "" : ": ") + report.message;
-      return false;
-    }
+  const DynamicsResult r = dynamics->evaluate(q, v, tau, fe, failure_message);
+  data_stage = r.kinematics_current ? DataStage::KinematicsCurrent : DataStage::AccelerationsOnly;
+  if (!r.ok) {
+    failure = Failure::Solver;
+    return false;
   }
   if (!all_finite(data.ddq)) {
     failure = Failure::NonFinite;
@@ -119,17 +110,17 @@ bool Simulator::Impl::rhs(Simulator& sim, VectorRef q, VectorRef v, Eigen::Ref<V
   return true;
 }
 
-bool Simulator::Impl::step(Simulator& sim, double h_limit, double& h_taken, RunResult& result) {
-  const SimulationOptions& o = sim.options_;
-  q0 = sim.q_;
-  v0 = sim.v_;
-  t_eval = sim.t_;
+bool Simulator::Impl::step(double h_limit, double& h_taken, RunResult& result) {
+  const SimulationOptions& o = options;
+  q0 = state.q;
+  v0 = state.v;
+  t_eval = state.t;
   reuse_first = cache_valid;
   cache_valid = false;
   const bool reusing = reuse_first;
   if (o.integrator == Integrator::DormandPrince) {
     if (h_adaptive <= 0) h_adaptive = std::min(o.dt, o.adaptive.max_step);
-    const AdaptiveStepResult r = dopri5_step(*model, f, h_adaptive, h_limit, sim.q_, sim.v_, dws, o.adaptive);
+    const AdaptiveStepResult r = dopri5_step(*model, f, h_adaptive, h_limit, state.q, state.v, dws, o.adaptive);
     result.evaluations += r.evaluations;
     result.rejected += r.rejected;
     if (!r.ok) {
@@ -148,7 +139,7 @@ bool Simulator::Impl::step(Simulator& sim, double h_limit, double& h_taken, RunR
     if (h_limit - o.dt < 1e-9 * o.dt) h = h_limit;  // land on the next scheduled time, no sliver step
     const FixedStepMethod method = fixed_method(o.integrator);
     result.evaluations += method == FixedStepMethod::RK4 ? 4 : 1;
-    if (!fixed_step(*model, method, f, h, sim.q_, sim.v_, fws)) return false;
+    if (!fixed_step(*model, method, f, h, state.q, state.v, fws)) return false;
     h_taken = h;
   }
   if (reusing && !reuse_first) --result.evaluations;  // the first stage was not evaluated again
@@ -157,56 +148,27 @@ bool Simulator::Impl::step(Simulator& sim, double h_limit, double& h_taken, RunR
   return true;
 }
 
-// The generated constrained_dynamics with the constraints' references and Baumgarte gains;
-// false (runtime solver instead) when a reference is not captured yet or the rows are dependent.
-bool Simulator::Impl::generated_rhs(VectorRef q, VectorRef v) {
-  for (std::size_t f = 0; f < generated_frames.size(); ++f) {
-    const FramePairConstraint& c = *generated_frames[f];
-    if (!c.has_reference()) return false;
-    const Transform& X = c.reference();
-    for (int k = 0; k < 3; ++k) gen_ref[12 * f + k] = X.p[k];
-    for (int k = 0; k < 9; ++k) gen_ref[12 * f + 3 + k] = X.R.data()[k];
-    const bool on = c.baumgarte_frequency() > 0.0;
-    gen_kp[f] = on ? c.kp() : 0.0;
-    gen_kd[f] = on ? c.kd() : 0.0;
-  }
-  if (!generated.constrained_dynamics(q.data(), v.data(), tau.data(), gen_ref.data(), gen_kp.data(), gen_kd.data(),
-                                      data.ddq.data(), gen_lambda.data()))
-    return false;
-  robot.constraints().lambda() = gen_lambda;
-  return true;
-}
-
-void Simulator::Impl::refresh_active(Simulator& sim) {
+void Simulator::Impl::refresh_active() {
   const ConstraintSet& set = robot.constraints();
   constrained = set.dim() > 0 || !set.enabled_names().empty();
-  // The generated constrained kernel applies when the enabled constraints are its held frames.
-  generated_match = false;
-  generated_frames.clear();
-  const ConstrainedMethod method = sim.options_.method;
-  if (generated.constrained_dynamics && constrained &&
-      (method == ConstrainedMethod::Auto || method == ConstrainedMethod::RangeSpace)) {
-    const std::vector<const Constraint*> on = set.enabled();
-    bool match = on.size() == generated.held_frames.size();
-    for (std::size_t f = 0; match && f < on.size(); ++f) {
-      const auto* fc = dynamic_cast<const FramePairConstraint*>(on[f]);
-      const HeldFrame& h = generated.held_frames[f];
-      match = fc != nullptr && fc->frame_b().empty() && fc->frame_a() == h.frame;
-      if (match)
-        for (int k = 0; k < 6; ++k)
-          match = match && fc->mask().axis[k] == (h.weld ? AxisMask::weld() : AxisMask::point()).axis[k];
-      if (match) generated_frames.push_back(fc);
-    }
-    generated_match = match;
-    if (!match) generated_frames.clear();
-  }
+  // The back end, selected once for this active set: a generated kernel where one applies
+  // (no elastic contacts: the kernels take no external forces), the runtime otherwise.
+  const bool generated_ok = robot.contacts().empty();
+  const ConstrainedMethod method = options.method;
+  if (!constrained)
+    dynamics = generated_ok && generated_aba.kernel() ? static_cast<Dynamics*>(&generated_aba) : &runtime_aba;
+  else if (generated_ok && (method == ConstrainedMethod::Auto || method == ConstrainedMethod::RangeSpace) &&
+           generated_held.select(set))
+    dynamics = &generated_held;
+  else
+    dynamics = &runtime_constrained;
   lambda_valid = false;
   constraint_rows.assign(constraint_names.size(), -1);
   for (std::size_t i = 0; i < constraint_names.size(); ++i)
     if (set.is_enabled(constraint_names[i])) constraint_rows[i] = set.row_offset(constraint_names[i]);
 }
 
-void Simulator::Impl::compute_sensors(Simulator& sim) {
+void Simulator::Impl::compute_sensors() {
   const Model& m = *model;
   const auto& sensors = robot.sensors();
   bool kinematics_done = false;
@@ -216,30 +178,30 @@ void Simulator::Impl::compute_sensors(Simulator& sim) {
     switch (sensor.type) {
       case SensorType::Encoder: {
         const Index j = sensor_target[s];
-        sim.sensors_[c++] = sim.q_[m.idx_q[j]];
-        sim.sensors_[c++] = sim.v_[m.idx_v[j]];
+        state.sensors[c++] = state.q[m.idx_q[j]];
+        state.sensors[c++] = state.v[m.idx_v[j]];
         break;
       }
       case SensorType::Effort:
-        sim.sensors_[c++] = sim.tau_motor_[sensor_target[s]];
+        state.sensors[c++] = state.tau_motor[sensor_target[s]];
         break;
       case SensorType::Imu: {
-        if (!kinematics_done) forward_kinematics(m, aux, sim.q_, sim.v_, sim.vdot_);
+        if (!kinematics_done) forward_kinematics(m, aux, state.q, state.v, state.vdot);
         kinematics_done = true;
         const Index f = sensor_target[s];
         const Matrix3 R = frame_placement(m, aux, f).R;
         const Vector3 gyro = frame_velocity(m, aux, f, ReferenceFrame::Local).w;
         // Specific force: what an accelerometer reads, a − g, in the sensor's axes.
         const Vector3 acc = R.transpose() * (frame_classical_acceleration(m, aux, f) - m.gravity.v);
-        sim.sensors_.segment<3>(c) = gyro;
-        sim.sensors_.segment<3>(c + 3) = acc;
+        state.sensors.segment<3>(c) = gyro;
+        state.sensors.segment<3>(c + 3) = acc;
         c += 6;
         break;
       }
       case SensorType::Position: {
-        if (!kinematics_done) forward_kinematics(m, aux, sim.q_, sim.v_, sim.vdot_);
+        if (!kinematics_done) forward_kinematics(m, aux, state.q, state.v, state.vdot);
         kinematics_done = true;
-        sim.sensors_.segment<3>(c) = frame_placement(m, aux, sensor_target[s]).p;
+        state.sensors.segment<3>(c) = frame_placement(m, aux, sensor_target[s]).p;
         c += 3;
         break;
       }
@@ -247,7 +209,7 @@ void Simulator::Impl::compute_sensors(Simulator& sim) {
         Vector6 w = Vector6::Zero();
         if (ft_contact[s] >= 0) {
           const ElasticContact& contact = robot.contacts()[static_cast<std::size_t>(ft_contact[s])];
-          const Vector3 F = sim.f_contact_.segment<3>(3 * ft_contact[s]);
+          const Vector3 F = state.f_contact.segment<3>(3 * ft_contact[s]);
           const Vector3 r = frame_placement(m, data, contact.frame_id).R * contact.offset;
           w << F, r.cross(F);
         } else if (ft_constraint[s] >= 0 && constraint_rows[static_cast<std::size_t>(ft_constraint[s])] >= 0) {
@@ -259,7 +221,7 @@ void Simulator::Impl::compute_sensors(Simulator& sim) {
                                         constraint_names[i] + "' is not a frame or loop constraint");
           w = fc->wrench(robot.constraints().lambda().segment(constraint_rows[i], constraint_dims[i]));
         }
-        sim.sensors_.segment<6>(c) = w;
+        state.sensors.segment<6>(c) = w;
         c += 6;
         break;
       }
@@ -293,7 +255,7 @@ std::vector<std::string> v_suffixes(JointType type) {
 
 }  // namespace
 
-std::vector<std::string> Simulator::Impl::columns(const Simulator& sim) const {
+std::vector<std::string> Simulator::Impl::columns() const {
   const Model& m = *model;
   std::vector<std::string> out{"t"};
   for (const char* prefix : {"q.", "v.", "a."})
@@ -302,7 +264,7 @@ std::vector<std::string> Simulator::Impl::columns(const Simulator& sim) const {
         out.push_back(prefix + m.joint_names[j] + s);
   for (const Motor& motor : robot.motors()) out.push_back("u." + motor.name);
   for (const Motor& motor : robot.motors()) out.push_back("tau." + motor.name);
-  for (const auto& c : sim.sensor_channels()) out.push_back("sensor." + c);
+  for (const auto& c : sensor_channels()) out.push_back("sensor." + c);
   for (std::size_t i = 0; i < constraint_names.size(); ++i)
     for (int k = 0; k < constraint_dims[i]; ++k)
       out.push_back("lambda." + constraint_names[i] + "." + std::to_string(k));
@@ -314,22 +276,22 @@ std::vector<std::string> Simulator::Impl::columns(const Simulator& sim) const {
   return out;
 }
 
-void Simulator::Impl::fill_row(Simulator& sim, double kinetic, double potential) {
+void Simulator::Impl::fill_row(double kinetic, double potential) {
   const Model& m = *model;
   Eigen::Index c = 0;
-  row[c++] = sim.t_;
-  row.segment(c, m.nq) = sim.q_;
+  row[c++] = state.t;
+  row.segment(c, m.nq) = state.q;
   c += m.nq;
-  row.segment(c, m.nv) = sim.v_;
+  row.segment(c, m.nv) = state.v;
   c += m.nv;
-  row.segment(c, m.nv) = sim.vdot_;
+  row.segment(c, m.nv) = state.vdot;
   c += m.nv;
-  row.segment(c, sim.u_.size()) = sim.u_;
-  c += sim.u_.size();
-  row.segment(c, sim.tau_motor_.size()) = sim.tau_motor_;
-  c += sim.tau_motor_.size();
-  row.segment(c, sim.sensors_.size()) = sim.sensors_;
-  c += sim.sensors_.size();
+  row.segment(c, state.u.size()) = state.u;
+  c += state.u.size();
+  row.segment(c, state.tau_motor.size()) = state.tau_motor;
+  c += state.tau_motor.size();
+  row.segment(c, state.sensors.size()) = state.sensors;
+  c += state.sensors.size();
   const auto lambda = robot.constraints().lambda();
   for (std::size_t i = 0; i < constraint_names.size(); ++i) {
     const int d = constraint_dims[i];
@@ -339,27 +301,33 @@ void Simulator::Impl::fill_row(Simulator& sim, double kinetic, double potential)
       row.segment(c, d).setConstant(std::numeric_limits<double>::quiet_NaN());
     c += d;
   }
-  row.segment(c, sim.f_contact_.size()) = sim.f_contact_;
-  c += sim.f_contact_.size();
+  row.segment(c, state.f_contact.size()) = state.f_contact;
+  c += state.f_contact.size();
   row[c++] = kinetic;
   row[c++] = potential;
   row[c++] = kinetic + potential;
   for (std::size_t k = 0; k < brake_run.size(); ++k) {
-    row[c++] = state_code(sim.brake_states_[k]);
-    row[c++] = sim.brake_torques_[static_cast<Eigen::Index>(k)];
-    row[c++] = sim.brake_energy_[static_cast<Eigen::Index>(k)];
+    row[c++] = state_code(state.brake_states[k]);
+    row[c++] = state.brake_torques[static_cast<Eigen::Index>(k)];
+    row[c++] = state.brake_energy[static_cast<Eigen::Index>(k)];
   }
 }
 
-void Simulator::Impl::log_sample(Simulator& sim, RunResult& result) {
+void Simulator::Impl::ensure_kinematics(VectorRef q, VectorRef v) {
+  if (data_stage == DataStage::KinematicsCurrent) return;
+  forward_kinematics(*model, data, q, v);
+  data_stage = DataStage::KinematicsCurrent;
+}
+
+void Simulator::Impl::log_sample(RunResult& result) {
   // The evaluation made just before every sample (at_instant) left the kinematics of (q, v) in
   // `data`: the energies need no pass of their own, unless a generated kernel made it.
-  if (!data_has_kinematics) forward_kinematics(*model, data, sim.q_, sim.v_);
-  articula::mechanical_energy_from_kinematics(*model, data, sim.v_);
-  fill_row(sim, data.kinetic_energy, data.potential_energy);
+  ensure_kinematics(state.q, state.v);
+  articula::mechanical_energy_from_kinematics(*model, data, state.v);
+  fill_row(data.kinetic_energy, data.potential_energy);
   const std::span<const double> values(row.data(), static_cast<std::size_t>(row.size()));
   for (auto& sink : sinks) sink->append(values);
-  if (sim.options_.record_samples) result.samples.push_back(row);
+  if (options.record_samples) result.samples.push_back(row);
 }
 
 }  // namespace articula

@@ -5,6 +5,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -222,6 +224,68 @@ TEST(CompiledKernels, RunCompiledEqualsTheRuntimeRun) {
       worst = std::max(worst, std::abs(rc[i][j] - rr[i][j]) / std::max(1.0, std::abs(rr[i][j])));
   }
   EXPECT_LT(worst, 1e-9);
+}
+
+// The log of `articula run SCENARIO -q FLAGS -o OUT` (its rows), after checking the run succeeded.
+std::vector<std::vector<double>> run_log(const std::string& scenario, const std::string& flags, const std::string& out,
+                                         std::string& output) {
+  const test::CliResult r = test::run_cli("run '" + scenario + "' -q " + flags + " -o '" + out + "'");
+  output = r.output;
+  EXPECT_EQ(r.code, 0) << r.output;
+  for (const auto& e : fs::directory_iterator(out))
+    if (e.path().extension() == ".csv" && e.path().string().find(".events") == std::string::npos)
+      return read_csv(e.path().string());
+  ADD_FAILURE() << "no log in " << out;
+  return {};
+}
+
+// --compile-in-background: the run starts on the runtime algorithms, switches when the kernels
+// are ready (or ends before), says which, and ends where the runtime run ends (1e-9).
+TEST(CompiledKernels, RunCompiledInBackgroundEndsAsTheRuntimeRun) {
+  const test::ScratchDir dir("compiled_background");
+  const std::string scenario = std::string(ARTICULA_MODELS_DIR) + "/../scenarios/pendulum3r_locking.yaml";
+  const std::string cache = " --cache-dir '" + dir.path() + "/cache'";
+  std::string out, ref_out;
+  const auto ref = run_log(scenario, "", dir.path() + "/r", ref_out);
+  ASSERT_GT(ref.size(), 10u);
+  for (const char* name : {"/cold", "/warm"}) {  // compiled during the run, then from the cache
+    const auto rows = run_log(scenario, "--compile-in-background" + cache, dir.path() + name, out);
+    EXPECT_NE(out.find("compiling the kernels in the background"), std::string::npos) << out;
+    EXPECT_TRUE(out.find("switched to the compiled kernels at t = ") != std::string::npos ||
+                out.find("were ready after the run") != std::string::npos)
+        << out;
+    ASSERT_EQ(rows.size(), ref.size());
+    double worst = 0.0;
+    for (std::size_t j = 0; j < ref.back().size(); ++j)
+      worst = std::max(worst, std::abs(rows.back()[j] - ref.back()[j]) / std::max(1.0, std::abs(ref.back()[j])));
+    EXPECT_LT(worst, 1e-9);
+  }
+}
+
+// Without a compiler ($CXX names none) a background compile fails with the one notice and the
+// run is the runtime run, number for number.
+TEST(CompiledKernels, RunInBackgroundWithoutACompilerIsTheRuntimeRun) {
+  const test::ScratchDir dir("compiled_background_nocc");
+  const std::string scenario = std::string(ARTICULA_MODELS_DIR) + "/../scenarios/pendulum3r_locking.yaml";
+  std::string out, ref_out;
+  const auto ref = run_log(scenario, "", dir.path() + "/r", ref_out);
+  const char* cxx = std::getenv("CXX");
+  const std::string saved = cxx ? cxx : "";
+  ::setenv("CXX", "/nonexistent/c++", 1);
+  const auto rows =
+      run_log(scenario, "--compile-in-background --cache-dir '" + dir.path() + "/cache'", dir.path() + "/c", out);
+  if (cxx)
+    ::setenv("CXX", saved.c_str(), 1);
+  else
+    ::unsetenv("CXX");
+  EXPECT_NE(out.find("notice: compile_kernels: no C++ compiler: '/nonexistent/c++'"), std::string::npos) << out;
+  EXPECT_NE(out.find("running with the runtime algorithms"), std::string::npos) << out;
+  EXPECT_EQ(out.find("switched to the compiled kernels"), std::string::npos) << out;
+  ASSERT_EQ(rows.size(), ref.size());
+  for (std::size_t i = 0; i < ref.size(); ++i)
+    for (std::size_t j = 0; j < ref[i].size(); ++j)  // bit for bit (NaN: a disabled constraint's λ)
+      ASSERT_TRUE(rows[i][j] == ref[i][j] || (std::isnan(rows[i][j]) && std::isnan(ref[i][j])))
+          << "row " << i << " column " << j;
 }
 
 // With elastic contacts the engine never calls the kernels: --compiled says so and compiles nothing.

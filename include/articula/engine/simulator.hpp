@@ -18,6 +18,7 @@
 /// enabling event is used, Naive wins if any asks for it), then stop.
 #include <chrono>
 #include <functional>
+#include <future>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -149,6 +150,9 @@ struct RunResult {
   std::vector<std::string> columns;  ///< log columns (always filled)
   std::vector<VectorX> samples;      ///< logged rows when options.record_samples
   double wall_time = 0.0;            ///< [s]
+  /// Simulator::use_compiled_when_ready: the time [s] from which this run used the compiled
+  /// kernels; NaN when it did not switch.
+  double compiled_from = std::numeric_limits<double>::quiet_NaN();
   bool ok() const { return status == RunStatus::Completed || status == RunStatus::Stopped; }
   double real_time_factor() const { return wall_time > 0 ? t / wall_time : 0.0; }
 };
@@ -171,10 +175,20 @@ struct GeneratedDynamics {
 /// mask; none otherwise (then only aba applies, while no constraint is enabled).
 std::vector<HeldFrame> compilable_held_frames(const Robot& robot);
 
+/// Owns the simulation state (in its implementation; the accessors below read it). Not
+/// copyable: a copy would have to duplicate a run's event queue, logs and loaded kernels.
+/// Movable: the state, the callbacks the simulator registers (brake and limit guards) and the
+/// right-hand side live in the implementation, which a move hands over unchanged; a moved-from
+/// Simulator may only be destroyed or assigned to.
 class Simulator {
  public:
   /// The robot must outlive the simulator. Throws for invalid options.
   explicit Simulator(Robot& robot, SimulationOptions options = {});
+  ~Simulator();
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
+  Simulator(Simulator&&) noexcept;
+  Simulator& operator=(Simulator&&) noexcept;
 
   /// Initial state; throws for wrong sizes or non-finite values (naming the joint).
   void set_state(VectorRef q, VectorRef v, double t = 0.0);
@@ -192,6 +206,15 @@ class Simulator {
   /// Uses kernels compiled on demand (compile_kernels(robot.model(), ...)) as use_generated
   /// does, and keeps their library loaded while this simulator lives.
   void use_compiled(std::shared_ptr<const CompiledKernels> kernels);
+  /// Kernels compiled in the background (e.g. std::async of compile_kernels(robot.model(), ...)):
+  /// the runtime algorithms run until they are ready. A run looks at the future only between
+  /// two steps (never inside an evaluation); once it is ready with kernels, they are used as
+  /// use_compiled does from that step on, and RunResult::compiled_from holds the time of the
+  /// switch. A future that holds an exception (no compiler, the compile failed) or no kernels
+  /// leaves the runtime algorithms in use; the caller reads the error from its own copy of the
+  /// future. The switch time depends on the wall clock: such runs are not bitwise
+  /// reproducible (use_compiled, after waiting, is).
+  void use_compiled_when_ready(std::shared_future<std::shared_ptr<const CompiledKernels>> kernels);
   /// Evaluations done by the generated kernels since construction (for checks and profiles).
   long generated_evaluations() const;
   /// Called with progress (t, duration) about every 0.1 s of wall time (terminal progress bars).
@@ -206,37 +229,31 @@ class Simulator {
   /// (one lock-free atomic store): callable from a signal handler or another thread.
   void request_stop() noexcept;
 
-  double time() const { return t_; }
-  const VectorX& q() const { return q_; }
-  const VectorX& v() const { return v_; }
-  const VectorX& vdot() const { return vdot_; }
-  const VectorX& commands() const { return u_; }
-  const VectorX& efforts() const { return tau_motor_; }         ///< per motor
-  const VectorX& sensors() const { return sensors_; }           ///< flat, see sensor_channels()
-  const VectorX& contact_forces() const { return f_contact_; }  ///< 3 per contact, world
+  double time() const;
+  const VectorX& q() const;
+  const VectorX& v() const;
+  const VectorX& vdot() const;
+  const VectorX& commands() const;
+  const VectorX& efforts() const;         ///< per motor
+  const VectorX& sensors() const;         ///< flat, see sensor_channels()
+  const VectorX& contact_forces() const;  ///< 3 per contact, world
   /// Per brake, in Robot::brakes() order (docs/brakes.md): its state, the torque it applies
   /// (slipping: −torque·sign(q̇)) or holds (stuck, locked: the lock's multiplier λ) [N·m], and
   /// the energy it has dissipated since the simulator was made [J].
-  const std::vector<BrakeState>& brake_states() const { return brake_states_; }
-  const VectorX& brake_torques() const { return brake_torques_; }
-  const VectorX& brake_energy() const { return brake_energy_; }
+  const std::vector<BrakeState>& brake_states() const;
+  const VectorX& brake_torques() const;
+  const VectorX& brake_energy() const;
   std::vector<std::string> sensor_channels() const;  ///< "<sensor>.<channel>"
   std::vector<std::string> log_columns() const;
-  const Robot& robot() const { return robot_; }
-  const SimulationOptions& options() const { return options_; }
+  const Robot& robot() const;
+  const SimulationOptions& options() const;
   /// Kinetic, potential (gravity) and total energy at the current state.
   double kinetic_energy();
   double potential_energy();
 
  private:
   struct Impl;
-  Robot& robot_;
-  SimulationOptions options_;
-  double t_ = 0.0;
-  VectorX q_, v_, vdot_, u_, tau_motor_, sensors_, f_contact_;
-  std::vector<BrakeState> brake_states_;
-  VectorX brake_torques_, brake_energy_;
-  std::shared_ptr<Impl> impl_;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace articula

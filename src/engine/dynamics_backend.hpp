@@ -1,0 +1,102 @@
+#pragma once
+// The engine's dynamics back ends (src/engine only): v̇ = f(q, v, τ, f_ext) into data.ddq, by
+// the runtime algorithms or by generated kernels. Simulator::Impl::refresh_active selects one
+// when the active constraint set changes; Impl::rhs calls it on every evaluation.
+#include <span>
+#include <string>
+#include <vector>
+
+#include "articula/codegen/kernels.hpp"
+#include "articula/constraints/constraint_set.hpp"
+#include "articula/constraints/frame_constraint.hpp"
+#include "articula/model/data.hpp"
+#include "articula/solvers/constrained_dynamics.hpp"
+
+namespace articula {
+
+struct DynamicsResult {
+  bool ok = true;                  // false: a failed solve (message set)
+  bool kinematics_current = true;  // data.oMi, data.v hold the kinematics of (q, v)
+};
+
+// One evaluation fills data.ddq (and the multipliers in the constraint set); no allocation
+// except for the message of a failure.
+class Dynamics {
+ public:
+  virtual ~Dynamics() = default;
+  virtual DynamicsResult evaluate(VectorRef q, VectorRef v, VectorRef tau, std::span<const Force> f_ext,
+                                  std::string& message) = 0;
+};
+
+// No constraint enabled: aba().
+class RuntimeAbaDynamics final : public Dynamics {
+ public:
+  RuntimeAbaDynamics(const Model& model, Data& data) : model_(model), data_(data) {}
+  DynamicsResult evaluate(VectorRef q, VectorRef v, VectorRef tau, std::span<const Force> f_ext,
+                          std::string& message) override;
+
+ private:
+  const Model& model_;
+  Data& data_;
+};
+
+// Constraints enabled: constrained_forward_dynamics() with the options' method.
+class RuntimeConstrainedDynamics final : public Dynamics {
+ public:
+  RuntimeConstrainedDynamics(const Model& model, Data& data, ConstrainedWorkspace& ws, ConstraintSet& set,
+                             ConstrainedMethod method)
+      : model_(model), data_(data), ws_(ws), set_(set), method_(method) {}
+  DynamicsResult evaluate(VectorRef q, VectorRef v, VectorRef tau, std::span<const Force> f_ext,
+                          std::string& message) override;
+
+ private:
+  const Model& model_;
+  Data& data_;
+  ConstrainedWorkspace& ws_;
+  ConstraintSet& set_;
+  ConstrainedMethod method_;
+};
+
+// The generated aba (no external forces); counts its calls.
+class GeneratedAbaDynamics final : public Dynamics {
+ public:
+  GeneratedAbaDynamics(Data& data, long& calls) : data_(data), calls_(calls) {}
+  void set_kernel(AbaKernel kernel) { kernel_ = kernel; }
+  AbaKernel kernel() const { return kernel_; }
+  DynamicsResult evaluate(VectorRef q, VectorRef v, VectorRef tau, std::span<const Force> f_ext,
+                          std::string& message) override;
+
+ private:
+  Data& data_;
+  long& calls_;
+  AbaKernel kernel_ = nullptr;
+};
+
+// The generated constrained kernel of frames held in the world (no external forces), with the
+// constraints' references and Baumgarte gains; an evaluation whose reference is not captured
+// yet or whose rows are dependent (the kernel returns false) goes to the runtime solve.
+class GeneratedHeldDynamics final : public Dynamics {
+ public:
+  GeneratedHeldDynamics(Data& data, ConstraintSet& set, RuntimeConstrainedDynamics& fallback, long& calls)
+      : data_(data), set_(set), fallback_(fallback), calls_(calls) {}
+  // The kernel and its held frames (sizes the buffers; not inside a step).
+  void set_kernel(ConstrainedKernel kernel, const std::vector<HeldFrame>& held);
+  // True when the enabled constraints of the set are exactly the held frames (same frames,
+  // masks and order); then keeps them for the evaluations.
+  bool select(const ConstraintSet& set);
+  DynamicsResult evaluate(VectorRef q, VectorRef v, VectorRef tau, std::span<const Force> f_ext,
+                          std::string& message) override;
+
+ private:
+  Data& data_;
+  ConstraintSet& set_;
+  RuntimeConstrainedDynamics& fallback_;
+  long& calls_;
+  ConstrainedKernel kernel_ = nullptr;
+  std::vector<HeldFrame> held_;
+  std::vector<const FramePairConstraint*> frames_;
+  std::vector<double> ref_, kp_, kd_;
+  VectorX lambda_;
+};
+
+}  // namespace articula
