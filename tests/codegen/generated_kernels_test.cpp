@@ -3,7 +3,10 @@
 // type) by default, on every bundled model with -DARTICULA_TEST_ALL_GENERATED=ON.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <fstream>
+#include <map>
+#include <vector>
 
 #include "test_mixed_fixed.hpp"
 #include "test_mixed_floating.hpp"
@@ -116,6 +119,51 @@ TEST(GeneratedKernels, CrbaWritesOnlyTheSparsityPattern) {
       }
     }
   EXPECT_GT(untouched, 0);
+}
+
+// The emitter keeps only lines an output depends on (Emitter::take's liveness pass) and emits
+// one fast_sincos per angle per function, however often the traced recursions ask for it
+// (ADR 0003): every temporary defined is read again, and each function of a model whose
+// joints are all revolute calls fast_sincos at most once per joint.
+TEST(GeneratedKernels, NoDeadTemporariesAndOneSinCosPerAngle) {
+  const Model m = load_urdf(test::model_path("ur5"));
+  const GeneratedKernels k = generate_kernels(m, "ur5_text", {"", 1e-9, {{"tool0", false}}});
+  ASSERT_EQ(k.units.size(), 4u);  // rnea, crba, aba, the constrained kernels
+  for (const std::string& unit : k.units) {
+    // Each temporary's occurrences as a whole word, and which ones are defined.
+    std::map<std::string, int> seen;
+    std::vector<std::string> defined;
+    auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    for (std::size_t at = 0; at < unit.size();) {
+      if (!ident(unit[at])) {
+        ++at;
+        continue;
+      }
+      std::size_t end = at;
+      while (end < unit.size() && ident(unit[end])) ++end;
+      const std::string word = unit.substr(at, end - at);
+      if (word.size() > 1 && word[0] == 't' && std::isdigit(static_cast<unsigned char>(word[1]))) {
+        if (++seen[word] == 1 && at >= 13 && unit.compare(at - 13, 13, "const double ") == 0) defined.push_back(word);
+      }
+      at = end;
+    }
+    EXPECT_FALSE(defined.empty());
+    for (const std::string& name : defined) EXPECT_GE(seen[name], 2) << name << " is defined and never read";
+  }
+  auto count = [](const std::string& text, const std::string& what) {
+    int n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  // rnea, crba and aba: at most one per joint (none where no output depends on the angle, e.g.
+  // the last joint's for M); constrained_dynamics and velocity_jump: at most one per joint each,
+  // although each traces the placements, RNEA and CRBA on the same angles.
+  for (std::size_t u = 0; u < 3; ++u) {
+    EXPECT_LE(count(k.units[u], "fast_sincos("), m.njoints) << "unit " << u;
+    EXPECT_GE(count(k.units[u], "fast_sincos("), m.njoints - 1) << "unit " << u;
+  }
+  EXPECT_LE(count(k.units[3], "fast_sincos("), 2 * m.njoints);
+  EXPECT_GE(count(k.units[3], "fast_sincos("), 2 * (m.njoints - 1));
 }
 
 TEST(GeneratedKernels, DigestChangesWithTheModel) {
