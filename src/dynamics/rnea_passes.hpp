@@ -34,8 +34,10 @@ ARTICULA_ALWAYS_INLINE void rnea_backward_pass(const Model& model, W& data, Tau 
 // in row k of the angular (revolute) or linear (prismatic) half, v × S q̇ is a swap of two
 // components (RBDA eq. 2.31), and S_iᵀ f picks one component of f. Every branch depends on
 // the model's structure only, never on the values.
+// Internal linkage (static): each including file gets its own copy, which g++ may specialize for
+// its call sites (constant with_gravity, empty f_ext), as it did when this lived in rnea.cpp.
 template <typename S, bool with_velocity, typename W, typename Q, typename V, typename A, typename Tau>
-ARTICULA_FLATTEN void rnea_passes(const Model& model, W& data, Q q, V v, A a, bool with_gravity,
+ARTICULA_FLATTEN static void rnea_passes(const Model& model, W& data, Q q, V v, A a, bool with_gravity,
                                   std::span<const ForceTpl<S>> f_ext, Tau tau) {
   ARTICULA_CHECK_SIZE(q, model.nq);
   ARTICULA_CHECK_SIZE(v, model.nv);
