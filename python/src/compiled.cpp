@@ -1,6 +1,9 @@
 // Kernels compiled on demand from Python (docs/codegen.md, "Compiled on demand"): compile(),
-// the CompiledKernels it returns (callable rnea / crba / aba), and Simulator.use_compiled.
+// the CompiledKernels it returns (callable rnea / crba / aba), Simulator.use_compiled, and the
+// same in the background: compile_in_background() → KernelsInFlight, Simulator.use_compiled_when_ready.
 #include <algorithm>
+#include <chrono>
+#include <future>
 
 #include "common.hpp"
 
@@ -37,6 +40,23 @@ py::list held_list(const std::vector<HeldFrame>& held) {
   py::list out;
   for (const HeldFrame& f : held) out.append(py::make_tuple(f.frame, f.weld ? "weld" : "point"));
   return out;
+}
+
+// A compile started by compile_in_background(), running on its own thread.
+struct PyInFlight {
+  std::shared_future<std::shared_ptr<const CompiledKernels>> future;
+  Eigen::Index nq = 0, nv = 0;
+};
+
+CompileOptions compile_options(const py::object& held, const std::string& cache_dir, const std::string& compiler,
+                               const std::string& flags, int jobs) {
+  CompileOptions o;
+  o.held_frames = held_arg(held);
+  o.cache_dir = cache_dir;
+  o.compiler = compiler;
+  o.flags = flags;
+  o.jobs = jobs;
+  return o;
 }
 
 // rnea and aba: (q, v, x) → a new (nv,) array, with the shapes checked.
@@ -105,12 +125,7 @@ void init_compiled(py::module_& m) {
       "compile",
       [](const Model& model, const py::object& held, const std::string& cache_dir, const std::string& compiler,
          const std::string& flags, int jobs) {
-        CompileOptions o;
-        o.held_frames = held_arg(held);
-        o.cache_dir = cache_dir;
-        o.compiler = compiler;
-        o.flags = flags;
-        o.jobs = jobs;
+        const CompileOptions o = compile_options(held, cache_dir, compiler, flags, jobs);
         PyCompiled out;
         out.nq = model.nq;
         out.nv = model.nv;
@@ -128,6 +143,48 @@ void init_compiled(py::module_& m) {
       "held_frames: frame names (welded) or (frame, 'weld' | 'point') pairs held in the world, for the "
       "constrained kernels (Robot: compilable_held_frames(robot)). The GIL is released while compiling. "
       "Raises CompileError when there is no compiler or it fails (the message names it and what it printed).");
+  py::class_<PyInFlight>(m, "KernelsInFlight",
+                         "A compile started by compile_in_background(), running on its own thread.")
+      .def(
+          "ready",
+          [](const PyInFlight& f) { return f.future.wait_for(std::chrono::seconds(0)) == std::future_status::ready; },
+          "True once the compile has finished (loaded or failed).")
+      .def(
+          "result",
+          [](const PyInFlight& f) {
+            {
+              py::gil_scoped_release release;
+              f.future.wait();
+            }
+            PyCompiled out;
+            out.nq = f.nq;
+            out.nv = f.nv;
+            try {
+              out.k = f.future.get();
+            } catch (const std::exception& e) {
+              raise(errors().compile, e.what());
+            }
+            return out;
+          },
+          "Waits for the compile (GIL released) and returns its CompiledKernels; raises CompileError as compile().");
+  m.def(
+      "compile_in_background",
+      [](const Model& model, const py::object& held, const std::string& cache_dir, const std::string& compiler,
+         const std::string& flags, int jobs) {
+        const CompileOptions o = compile_options(held, cache_dir, compiler, flags, jobs);
+        auto copy = std::make_shared<const Model>(model);  // the thread's own model: the caller's may go away
+        PyInFlight out;
+        out.nq = model.nq;
+        out.nv = model.nv;
+        out.future = std::async(std::launch::async, [copy, o] { return compile_kernels(*copy, o); }).share();
+        return out;
+      },
+      py::arg("model"), py::arg("held_frames") = py::none(), py::arg("cache_dir") = "", py::arg("compiler") = "",
+      py::arg("flags") = CompileOptions{}.flags, py::arg("jobs") = 0,
+      "compile() on a thread of its own: returns a KernelsInFlight at once. Hand it to "
+      "Simulator.use_compiled_when_ready() to run on the runtime algorithms until the kernels are ready, "
+      "or call .result() to wait for them. Bad held frames and compiler failures surface from .result() "
+      "(or, for a simulator, leave it on the runtime path).");
   m.def(
       "compilable_held_frames", [](const Robot& robot) { return held_list(compilable_held_frames(robot)); },
       py::arg("robot"),
@@ -141,6 +198,13 @@ void init_compiled(py::module_& m) {
       "apply: ABA with no constraint and no contact, the constrained kernels when the enabled constraints are "
       "exactly the held frames; the runtime algorithms otherwise. Raises ArgumentError for kernels of another "
       "model.");
+  sim.def(
+      "use_compiled_when_ready", [](Simulator& s, const PyInFlight& f) { s.use_compiled_when_ready(f.future); },
+      py::arg("kernels"),
+      "Runs on the runtime algorithms until the compile in flight (compile_in_background) is ready, then, "
+      "between two steps, on the kernels as use_compiled() does; RunResult.compiled_from holds the time of "
+      "the switch (NaN if it did not happen in that run). A failed compile leaves the runtime path. Such runs "
+      "are not bitwise reproducible (the switch time depends on the wall clock).");
   sim.def_property_readonly("generated_evaluations", &Simulator::generated_evaluations,
                             "Evaluations done by generated or compiled kernels so far.");
 }

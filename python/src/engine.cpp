@@ -412,6 +412,9 @@ void def_simulator(py::module_& m) {
           "samples", [](const RunResult& r) { return samples(r.samples, r.columns.size()); },
           "(rows, columns) logged rows when options.record_samples (copy).")
       .def_readonly("wall_time", &RunResult::wall_time, "[s]")
+      .def_readonly("compiled_from", &RunResult::compiled_from,
+                    "Time [s] from which this run used kernels compiled in the background "
+                    "(Simulator.use_compiled_when_ready); NaN when it did not switch.")
       .def("ok", &RunResult::ok, "Completed or Stopped.")
       .def("real_time_factor", &RunResult::real_time_factor, "Simulated time / wall time.")
       .def("__repr__", [](const RunResult& r) {

@@ -58,3 +58,43 @@ def test_a_run_on_compiled_kernels_equals_the_runtime_run(tmp_path):
         assert (sim.generated_evaluations > 0) == compiled
         finals.append(np.concatenate([sim.q, sim.v]))
     assert close(finals[1], finals[0], 1e-9)
+
+
+def test_a_run_compiled_in_background_ends_as_the_runtime_run(tmp_path):
+    """compile_in_background + use_compiled_when_ready: the run starts on the runtime algorithms,
+    switches between two steps once the kernels are ready (compiled_from), and ends as the
+    runtime run; a failed compile leaves it on the runtime path, and .result() raises."""
+    def run(setup):
+        robot = articula.Robot(articula.load_urdf(str(MODELS / "pendulum3r.urdf")))
+        sim = articula.Simulator(robot, dt=1e-3)
+        sim.set_state(np.array([0.3, -0.2, 0.1]), np.zeros(3))
+        setup(robot, sim)
+        r = sim.run(0.5)
+        assert r.ok(), r.message
+        return r, sim, np.concatenate([sim.q, sim.v])
+
+    _, _, runtime = run(lambda robot, sim: None)
+    flight = {}
+
+    def background(robot, sim):
+        flight["k"] = articula.compile_in_background(robot.model, cache_dir=str(tmp_path))
+        flight["k"].result()  # wait, so that the switch happens at the first step: a deterministic test
+        sim.use_compiled_when_ready(flight["k"])
+
+    r, sim, final = run(background)
+    assert flight["k"].ready()
+    assert r.compiled_from == 0.0
+    assert sim.generated_evaluations > 0
+    assert close(final, runtime, 1e-9)
+
+    def failing(robot, sim):
+        flight["bad"] = articula.compile_in_background(robot.model, cache_dir=str(tmp_path / "other"),
+                                                       compiler="/nonexistent/no-such-compiler")
+        sim.use_compiled_when_ready(flight["bad"])
+
+    r, sim, final = run(failing)
+    assert np.isnan(r.compiled_from)
+    assert sim.generated_evaluations == 0
+    assert np.array_equal(final, runtime)
+    with pytest.raises(articula.CompileError, match="no-such-compiler"):
+        flight["bad"].result()
