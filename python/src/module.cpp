@@ -48,7 +48,7 @@ bool is_ready_float64(PyObject* obj) {
 
 Array as_array(const py::handle& obj, const char* name) {
   if (is_ready_float64(obj.ptr())) return py::reinterpret_borrow<Array>(obj);  // the common case, no conversion
-  Array a = py::reinterpret_steal<Array>(py::handle());  // null
+  Array a = py::reinterpret_steal<Array>(py::handle());                        // null
   if (!obj.is_none() && !py::isinstance<py::str>(obj) && !py::isinstance<py::dict>(obj)) a = Array::ensure(obj);
   if (!a.ptr()) {
     raise(PyExc_TypeError, std::string("argument '") + name + "': expected an array of numbers (float64), got " +
@@ -96,7 +96,7 @@ py::array_t<double> new_array(int nd, const Eigen::Index* dims) {
   Py_intptr_t shape[2] = {dims[0], nd > 1 ? dims[1] : 0};
   PyObject* descr = api.PyArray_DescrFromType_(py::detail::npy_api::NPY_DOUBLE_);
   PyObject* a = api.PyArray_NewFromDescr_(api.PyArray_Type_, descr, nd, shape, nullptr, nullptr,
-                                           nd > 1 ? py::detail::npy_api::NPY_ARRAY_F_CONTIGUOUS_ : 0, nullptr);
+                                          nd > 1 ? py::detail::npy_api::NPY_ARRAY_F_CONTIGUOUS_ : 0, nullptr);
   if (!a) throw py::error_already_set();
   return py::reinterpret_steal<py::array_t<double>>(a);
 }

@@ -81,8 +81,8 @@ double time_per_call(long n, F&& f) {
   for (int rep = 0; rep < 7; ++rep) {
     const auto t0 = std::chrono::steady_clock::now();
     for (long i = 0; i < n / 7; ++i) f();
-    best = std::min(best, std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() /
-                              double(n / 7));
+    best = std::min(
+        best, std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / double(n / 7));
   }
   return best;
 }
