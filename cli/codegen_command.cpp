@@ -84,13 +84,14 @@ void check_name(const std::string& name) {
 }
 
 int run_codegen(const std::string& path, const std::string& name, const std::string& dir, bool floating, bool quiet,
-                double snap, const std::vector<std::string>& holds) {
+                double snap, const std::vector<std::string>& holds, bool external_forces) {
   check_name(name);
   require_input_file(path, "model file");
   const Model model = load_urdf(path, floating ? BaseType::Floating : BaseType::Fixed);
   CodegenOptions options;
   options.origin = std::filesystem::path(path).filename().string() + (floating ? " (floating base)" : " (fixed base)");
   options.snap = snap;
+  options.external_forces = external_forces;
   for (const std::string& h : holds) {
     const auto colon = h.find(':');
     const std::string kind = colon == std::string::npos ? "" : h.substr(0, colon);
@@ -125,6 +126,7 @@ Command add_codegen_command(CLI::App& app) {
   auto quiet = std::make_shared<bool>(false);
   auto snap = std::make_shared<double>(CodegenOptions{}.snap);
   auto holds = std::make_shared<std::vector<std::string>>();
+  auto forces = std::make_shared<bool>(false);
   sub->add_option("model", *path, "URDF file")->required();
   sub->add_option("--name", *name, "C++ namespace articula::generated::NAME and file names")->required();
   sub->add_option("-o,--output-dir", *dir, "Directory for NAME.hpp and NAME.cpp (created if missing)");
@@ -137,7 +139,10 @@ Command add_codegen_command(CLI::App& app) {
   sub->add_option("--hold", *holds,
                   "weld:FRAME or point:FRAME, repeatable: also write constrained_dynamics and velocity_jump "
                   "for these frames held in the world, in this order");
-  return [=] { return run_codegen(*path, *name, *dir, *floating, *quiet, *snap, *holds); };
+  sub->add_flag("--external-forces", *forces,
+                "Also write aba_fext (and with --hold constrained_dynamics_fext): the kernels with external "
+                "forces on the bodies, which a Simulator uses for robots with elastic contacts");
+  return [=] { return run_codegen(*path, *name, *dir, *floating, *quiet, *snap, *holds, *forces); };
 }
 
 }  // namespace articula::cli

@@ -114,6 +114,8 @@ void print_summary(const Scenario& s, const RunResult& r, bool quiet) {
     std::printf("Status  %s: %s\n", status.c_str(), r.message.c_str());
   std::printf("  steps %ld (rejected %ld, evaluations %ld), wall time %.3f s, real-time factor %.3g\n", r.steps,
               r.rejected, r.evaluations, r.wall_time, r.real_time_factor());
+  if (const long g = s.simulator->generated_evaluations(); g > 0)
+    std::printf("  evaluations by the compiled kernels: %ld of %ld\n", g, r.evaluations);
   const std::vector<std::string> files = output_files(s);
   if (files.empty()) std::printf("  no log (output disabled)\n");
   for (const std::string& f : files) std::printf("  log   %s\n", f.c_str());
@@ -126,18 +128,8 @@ void print_summary(const Scenario& s, const RunResult& r, bool quiet) {
 using KernelsFuture = std::shared_future<std::shared_ptr<const CompiledKernels>>;
 
 std::optional<KernelsFuture> use_compiled_kernels(Scenario& s, const RunOptions& o) {
-  if (!s.robot->contacts().empty()) {
-    // The engine never calls the kernels while the robot has elastic contacts: nothing to compile.
-    std::printf(
-        "articula run: notice: the compiled kernels take no contact forces and this robot has %zu elastic "
-        "contact%s; not compiling, running with the runtime algorithms\n",
-        s.robot->contacts().size(), s.robot->contacts().size() == 1 ? "" : "s");
-    std::fflush(stdout);
-    return std::nullopt;
-  }
-  CompileOptions c;
+  CompileOptions c = compile_options_for(*s.robot);
   c.cache_dir = o.cache_dir;
-  c.held_frames = compilable_held_frames(*s.robot);
   if (o.background) {
     KernelsFuture kernels = std::async(std::launch::async, [model = s.robot->model_ptr(), c] {
                               return compile_kernels(*model, c);

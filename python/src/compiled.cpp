@@ -13,7 +13,7 @@ namespace {
 // The loaded kernels and the sizes of the model they were made for (the shape checks).
 struct PyCompiled {
   std::shared_ptr<const CompiledKernels> k;
-  Eigen::Index nq = 0, nv = 0;
+  Eigen::Index nq = 0, nv = 0, nb = 0;  // nb: bodies (Model::njoints)
 };
 
 std::vector<HeldFrame> held_arg(const py::object& held) {
@@ -45,13 +45,14 @@ py::list held_list(const std::vector<HeldFrame>& held) {
 // A compile started by compile_in_background(), running on its own thread.
 struct PyInFlight {
   std::shared_future<std::shared_ptr<const CompiledKernels>> future;
-  Eigen::Index nq = 0, nv = 0;
+  Eigen::Index nq = 0, nv = 0, nb = 0;
 };
 
-CompileOptions compile_options(const py::object& held, const std::string& cache_dir, const std::string& compiler,
-                               const std::string& flags, int jobs) {
+CompileOptions compile_options(const py::object& held, bool external_forces, const std::string& cache_dir,
+                               const std::string& compiler, const std::string& flags, int jobs) {
   CompileOptions o;
   o.held_frames = held_arg(held);
+  o.external_forces = external_forces;
   o.cache_dir = cache_dir;
   o.compiler = compiler;
   o.flags = flags;
@@ -93,6 +94,10 @@ void init_compiled(py::module_& m) {
       .def_property_readonly(
           "held_frames", [](const PyCompiled& c) { return held_list(c.k->held_frames); },
           "[(frame, 'weld' | 'point')] of the constrained kernels.")
+      .def_property_readonly(
+          "external_forces", [](const PyCompiled& c) { return c.k->external_forces; },
+          "True when compiled with the kernels that take external forces (aba with f_ext; the elastic "
+          "contacts of a Simulator).")
       .def(
           "rnea",
           [](const PyCompiled& c, const py::object& q, const py::object& v, const py::object& a) {
@@ -113,35 +118,54 @@ void init_compiled(py::module_& m) {
           py::arg("q"), "M(q) (nv, nv) with armature, both triangles, as crba().")
       .def(
           "aba",
-          [](const PyCompiled& c, const py::object& q, const py::object& v, const py::object& tau) {
-            return call_qv(c, c.k->aba, q, v, tau, "tau");
+          [](const PyCompiled& c, const py::object& q, const py::object& v, const py::object& tau,
+             const py::object& f_ext) {
+            if (f_ext.is_none()) return call_qv(c, c.k->aba, q, v, tau, "tau");
+            if (!c.k->aba_fext)
+              raise(errors().argument,
+                    "f_ext: these kernels were compiled without external forces "
+                    "(compile(..., external_forces=True))");
+            const MatrixX f = matrix_arg(f_ext, "f_ext", c.nb, 6);
+            const Eigen::Matrix<double, 6, Eigen::Dynamic> packed = f.transpose();  // 6 per body, body after body
+            Array kq = null_array(), kv = null_array(), kx = null_array();
+            const auto qm = vector_arg(q, "q", c.nq, kq), vm = vector_arg(v, "v", c.nv, kv);
+            const auto xm = vector_arg(tau, "tau", c.nv, kx);
+            py::array_t<double> out(c.nv);
+            c.k->aba_fext(qm.data(), vm.data(), xm.data(), packed.data(), out.mutable_data());
+            return out;
           },
-          py::arg("q"), py::arg("v"), py::arg("tau"), "v̇ = M(q)⁻¹ (τ − h(q, v)) (nv,), as aba().")
+          py::arg("q"), py::arg("v"), py::arg("tau"), py::arg("f_ext") = py::none(),
+          "v̇ = M(q)⁻¹ (τ − h(q, v) + Σ Jᵢᵀ f_ext,i) (nv,), as aba(). f_ext None or (njoints, 6) [force N; "
+          "moment N·m] in each body frame (kernels compiled with external_forces=True).")
       .def("__repr__", [](const PyCompiled& c) {
         return "CompiledKernels(key=" + c.k->key + ", from_cache=" + (c.k->from_cache ? "True" : "False") + ")";
       });
 
   m.def(
       "compile",
-      [](const Model& model, const py::object& held, const std::string& cache_dir, const std::string& compiler,
-         const std::string& flags, int jobs) {
-        const CompileOptions o = compile_options(held, cache_dir, compiler, flags, jobs);
+      [](const Model& model, const py::object& held, bool external_forces, const std::string& cache_dir,
+         const std::string& compiler, const std::string& flags, int jobs) {
+        const CompileOptions o = compile_options(held, external_forces, cache_dir, compiler, flags, jobs);
         PyCompiled out;
         out.nq = model.nq;
         out.nv = model.nv;
+        out.nb = model.njoints;
         {
           py::gil_scoped_release release;
           out.k = compile_kernels(model, o);
         }
         return out;
       },
-      py::arg("model"), py::arg("held_frames") = py::none(), py::arg("cache_dir") = "", py::arg("compiler") = "",
-      py::arg("flags") = CompileOptions{}.flags, py::arg("jobs") = 0,
+      py::arg("model"), py::arg("held_frames") = py::none(), py::arg("external_forces") = false,
+      py::arg("cache_dir") = "", py::arg("compiler") = "", py::arg("flags") = CompileOptions{}.flags,
+      py::arg("jobs") = 0,
       "Generates the model's kernels, compiles them with the system C++ compiler for this machine and loads "
       "them; the next call (in any process) with the same model, frames, compiler and flags loads them from "
       "the cache ($ARTICULA_CACHE_DIR, $XDG_CACHE_HOME/articula or ~/.cache/articula; or cache_dir). "
       "held_frames: frame names (welded) or (frame, 'weld' | 'point') pairs held in the world, for the "
-      "constrained kernels (Robot: compilable_held_frames(robot)). The GIL is released while compiling. "
+      "constrained kernels (Robot: compilable_held_frames(robot)). external_forces: also the kernels with "
+      "external forces, which a Simulator needs for a robot with elastic contacts. The GIL is released while "
+      "compiling. "
       "Raises CompileError when there is no compiler or it fails (the message names it and what it printed).");
   py::class_<PyInFlight>(m, "KernelsInFlight",
                          "A compile started by compile_in_background(), running on its own thread.")
@@ -159,6 +183,7 @@ void init_compiled(py::module_& m) {
             PyCompiled out;
             out.nq = f.nq;
             out.nv = f.nv;
+            out.nb = f.nb;
             try {
               out.k = f.future.get();
             } catch (const std::exception& e) {
@@ -169,18 +194,20 @@ void init_compiled(py::module_& m) {
           "Waits for the compile (GIL released) and returns its CompiledKernels; raises CompileError as compile().");
   m.def(
       "compile_in_background",
-      [](const Model& model, const py::object& held, const std::string& cache_dir, const std::string& compiler,
-         const std::string& flags, int jobs) {
-        const CompileOptions o = compile_options(held, cache_dir, compiler, flags, jobs);
+      [](const Model& model, const py::object& held, bool external_forces, const std::string& cache_dir,
+         const std::string& compiler, const std::string& flags, int jobs) {
+        const CompileOptions o = compile_options(held, external_forces, cache_dir, compiler, flags, jobs);
         auto copy = std::make_shared<const Model>(model);  // the thread's own model: the caller's may go away
         PyInFlight out;
         out.nq = model.nq;
         out.nv = model.nv;
+        out.nb = model.njoints;
         out.future = std::async(std::launch::async, [copy, o] { return compile_kernels(*copy, o); }).share();
         return out;
       },
-      py::arg("model"), py::arg("held_frames") = py::none(), py::arg("cache_dir") = "", py::arg("compiler") = "",
-      py::arg("flags") = CompileOptions{}.flags, py::arg("jobs") = 0,
+      py::arg("model"), py::arg("held_frames") = py::none(), py::arg("external_forces") = false,
+      py::arg("cache_dir") = "", py::arg("compiler") = "", py::arg("flags") = CompileOptions{}.flags,
+      py::arg("jobs") = 0,
       "compile() on a thread of its own: returns a KernelsInFlight at once. Hand it to "
       "Simulator.use_compiled_when_ready() to run on the runtime algorithms until the kernels are ready, "
       "or call .result() to wait for them. Bad held frames and compiler failures surface from .result() "
@@ -194,9 +221,10 @@ void init_compiled(py::module_& m) {
   auto sim = py::reinterpret_borrow<py::class_<Simulator>>(m.attr("Simulator"));
   sim.def(
       "use_compiled", [](Simulator& s, const PyCompiled& c) { s.use_compiled(c.k); }, py::arg("kernels"),
-      "Runs the dynamics on compiled kernels (compile(robot.model, compilable_held_frames(robot))) where they "
-      "apply: ABA with no constraint and no contact, the constrained kernels when the enabled constraints are "
-      "exactly the held frames; the runtime algorithms otherwise. Raises ArgumentError for kernels of another "
+      "Runs the dynamics on compiled kernels (compile(robot.model, compilable_held_frames(robot), "
+      "external_forces=robot has contacts)) where they apply: ABA with no constraint, the constrained kernels "
+      "when the enabled constraints are exactly the held frames (with elastic contacts, their forms with "
+      "external forces, if compiled); the runtime algorithms otherwise. Raises ArgumentError for kernels of another "
       "model.");
   sim.def(
       "use_compiled_when_ready", [](Simulator& s, const PyInFlight& f) { s.use_compiled_when_ready(f.future); },

@@ -98,3 +98,39 @@ def test_a_run_compiled_in_background_ends_as_the_runtime_run(tmp_path):
     assert np.array_equal(final, runtime)
     with pytest.raises(articula.CompileError, match="no-such-compiler"):
         flight["bad"].result()
+
+
+def test_contacts_run_on_the_kernels_with_external_forces(tmp_path):
+    """A robot with elastic contacts: compile(..., external_forces=True) gives aba with f_ext (as
+    articula.aba), and a Simulator runs every evaluation on it, ending as the runtime run."""
+    finals = []
+    for compiled in (False, True):
+        robot = articula.Robot.from_urdf(str(MODELS / "solo12.urdf"), True)
+        for foot in ("FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"):
+            robot.add_contact(articula.ElasticContact(foot, foot, surface=articula.Surface.ground(0.0),
+                                                      stiffness=1e4, damping=60))
+        sim = articula.Simulator(robot, dt=5e-4)
+        q = articula.neutral(robot.model)
+        q[2] = 0.3
+        sim.set_state(q, np.zeros(robot.model.nv))
+        if compiled:
+            k = articula.compile(robot.model, external_forces=True, cache_dir=str(tmp_path))
+            assert k.external_forces
+            data = articula.Data(robot.model)
+            for seed in range(3):
+                q_r, v_r, tau_r = random_state(robot.model, seed)
+                f = np.random.default_rng(seed).uniform(-5.0, 5.0, (robot.model.njoints, 6))
+                expected = articula.aba(robot.model, data, q_r, v_r, tau_r, f)
+                assert close(k.aba(q_r, v_r, tau_r, f), expected, 1e-9)
+                assert not close(k.aba(q_r, v_r, tau_r), expected, 1e-3)
+            sim.use_compiled(k)
+        r = sim.run(0.3)
+        assert r.ok()
+        assert sim.generated_evaluations == (r.evaluations if compiled else 0)
+        finals.append(np.concatenate([sim.q, sim.v]))
+    assert abs(finals[0][2] - 0.3) > 1e-2  # it fell onto its feet: the contacts acted
+    assert close(finals[1], finals[0], 1e-9)
+    plain = articula.compile(articula.load_urdf(str(MODELS / "ur5.urdf")), cache_dir=str(tmp_path))
+    assert not plain.external_forces
+    with pytest.raises(articula.ArgumentError, match="compiled without external forces"):
+        plain.aba(np.zeros(6), np.zeros(6), np.zeros(6), np.zeros((7, 6)))

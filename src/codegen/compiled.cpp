@@ -37,6 +37,7 @@ std::string cache_key(const Model& model, const CompileOptions& o, const std::st
       h.bytes(fr.placement.p.data(), sizeof(double) * 3);
     }
   }
+  h.text(o.external_forces ? "external forces" : "no external forces");
   h.text(compiler);
   h.text(o.flags);
   return hex(h.value());
@@ -95,6 +96,8 @@ std::shared_ptr<CompiledKernels> load_entry(const fs::path& dir, const std::stri
   out->aba = reinterpret_cast<AbaKernel>(kernel_fn("aba"));
   out->constrained_dynamics = reinterpret_cast<ConstrainedKernel>(kernel_fn("constrained_dynamics"));
   out->velocity_jump = reinterpret_cast<JumpKernel>(kernel_fn("velocity_jump"));
+  out->aba_fext = reinterpret_cast<AbaFextKernel>(kernel_fn("aba_fext"));
+  out->constrained_dynamics_fext = reinterpret_cast<ConstrainedFextKernel>(kernel_fn("constrained_dynamics_fext"));
   if (!out->rnea || !out->crba || !out->aba) return why = "library without rnea / crba / aba", nullptr;
   out->handle = std::move(owner);
   return out;
@@ -134,6 +137,9 @@ std::shared_ptr<const CompiledKernels> compile_kernels(const Model& model, const
   k->units = units;
   k->model_digest = model_digest(model);
   k->held_frames = options.held_frames;
+  k->external_forces = options.external_forces;
+  if (options.external_forces && !k->aba_fext)
+    throw CompileError("compile_kernels: the library of key " + key + " has no aba_fext");
   k->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return k;
 }

@@ -198,7 +198,7 @@ void range_space(Emitter& e, const Model& model, const SymMatrix& M, const SymMa
 
 }  // namespace
 
-ConstrainedText constrained_kernels(const Model& model, const std::vector<HeldFrame>& held) {
+ConstrainedText constrained_kernels(const Model& model, const std::vector<HeldFrame>& held, bool external_forces) {
   ConstrainedText out;
   if (held.empty()) return out;
   int m = 0;
@@ -212,14 +212,16 @@ ConstrainedText constrained_kernels(const Model& model, const std::vector<HeldFr
   }
   Emitter& e = Emitter::active();
   const int nv = model.nv;
-  // Constrained forward dynamics.
-  {
+  // Constrained forward dynamics, without or with external forces (b = τ − h + Σ J_iᵀ f_ext,i,
+  // the RNEA with f_ext at a = 0).
+  auto dynamics = [&](bool with_forces) {
     const SymVector q = inputs("q", model.nq);
     const auto X = placements(model, q);
     const SymVector v = inputs("v", nv), tau = inputs("tau", nv);
+    const std::vector<SForce> f_ext = with_forces ? force_inputs(model, "f_ext") : std::vector<SForce>{};
     const Rows rows = frame_rows(model, held, X, &v);
     const SymMatrix M = crba(model, X);
-    const SymVector h = rnea(model, q, v, SymVector::Zero(nv));
+    const SymVector h = rnea(model, q, v, SymVector::Zero(nv), f_ext);
     std::vector<Sym> b(nv), rhs(m), lambda, qdd;
     for (int k = 0; k < nv; ++k) b[k] = e.sub(tau[k], h[k]);
     for (int r = 0; r < m; ++r) rhs[r] = e.neg(rows.gamma[r]);
@@ -227,8 +229,10 @@ ConstrainedText constrained_kernels(const Model& model, const std::vector<HeldFr
     for (int k = 0; k < nv; ++k) e.assign(at("qdd", k), qdd[k]);
     for (int r = 0; r < m; ++r) e.assign(at("lambda", r), lambda[r]);
     e.raw("return true;");
-  }
-  const std::string cfd = e.take();
+    return e.take();
+  };
+  const std::string cfd = dynamics(false);
+  const std::string cfd_fext = external_forces ? dynamics(true) : "";
   // Velocity jump: S Λ = J v⁻, v⁺ = v⁻ − M⁻¹ Jᵀ Λ.
   {
     const SymVector q = inputs("q", model.nq);
@@ -259,19 +263,34 @@ ConstrainedText constrained_kernels(const Model& model, const std::vector<HeldFr
       "/// point uses the position); kp, kd: the Baumgarte gains per held frame (0 = off). Returns false,\n"
       "/// with qdd and lambda unspecified, when J M^-1 J^T is singular (dependent rows).\n"
       "bool constrained_dynamics(const double* q, const double* v, const double* tau, const double* ref,\n"
-      "                          const double* kp, const double* kd, double* qdd, double* lambda);\n"
+      "                          const double* kp, const double* kd, double* qdd, double* lambda);\n" +
+      (external_forces ? "/// The same with external forces on the bodies (f_ext as in aba_fext).\n"
+                         "bool constrained_dynamics_fext(const double* q, const double* v, const double* tau,\n"
+                         "                               const double* f_ext, const double* ref, const double* kp,\n"
+                         "                               const double* kd, double* qdd, double* lambda);\n"
+                       : "") +
       "/// The plastic velocity jump when the held frames switch on, as articula::velocity_jump (full form):\n"
       "/// [M J^T; J 0] [v_plus - v_minus; Lambda] = [0; -J v_minus]. Returns false as above.\n"
       "bool velocity_jump(const double* q, const double* v_minus, double* v_plus, double* Lambda);\n";
-  out.definitions = "\n// Constrained forward dynamics, range space (docs/solvers.md), frames held: " + list +
-                    ".\nbool constrained_dynamics(const double* q, const double* v, const double* tau, const double* "
-                    "ref,\n                          const double* kp, const double* kd, double* qdd, double* lambda) "
-                    "{\n  (void)q, (void)v, (void)tau, (void)ref, (void)kp, (void)kd, (void)qdd, (void)lambda;\n" +
-                    cfd +
-                    "}\n\n// Velocity jump at activation, full form in range space (docs/activation.md).\nbool "
-                    "velocity_jump(const double* q, const double* v_minus, double* v_plus, double* Lambda) {\n  "
-                    "(void)q, (void)v_minus, (void)v_plus, (void)Lambda;\n" +
-                    jump + "}\n";
+  out.definitions.push_back(
+      "\n// Constrained forward dynamics, range space (docs/solvers.md), frames held: " + list +
+      ".\nbool constrained_dynamics(const double* q, const double* v, const double* tau, const double* "
+      "ref,\n                          const double* kp, const double* kd, double* qdd, double* lambda) "
+      "{\n  (void)q, (void)v, (void)tau, (void)ref, (void)kp, (void)kd, (void)qdd, (void)lambda;\n" +
+      cfd + "}\n");
+  if (external_forces)
+    out.definitions.push_back(
+        "\n// Constrained forward dynamics with external forces, range space (docs/solvers.md), frames held: " + list +
+        ".\nbool constrained_dynamics_fext(const double* q, const double* v, const double* tau, const double* f_ext,\n"
+        "                               const double* ref, const double* kp, const double* kd, double* qdd,\n"
+        "                               double* lambda) {\n  (void)q, (void)v, (void)tau, (void)f_ext, (void)ref, "
+        "(void)kp, (void)kd, (void)qdd, (void)lambda;\n" +
+        cfd_fext + "}\n");
+  out.definitions.push_back(
+      "\n// Velocity jump at activation, full form in range space (docs/activation.md).\nbool "
+      "velocity_jump(const double* q, const double* v_minus, double* v_plus, double* Lambda) {\n  "
+      "(void)q, (void)v_minus, (void)v_plus, (void)Lambda;\n" +
+      jump + "}\n");
   return out;
 }
 

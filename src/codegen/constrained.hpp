@@ -10,11 +10,12 @@
 namespace articula::codegen {
 
 struct ConstrainedText {
-  std::string declarations;  // for NAME.hpp (empty without held frames)
-  std::string definitions;   // for NAME.cpp
+  std::string declarations;              // for NAME.hpp (empty without held frames)
+  std::vector<std::string> definitions;  // for NAME.cpp, one function each (a unit each)
 };
 
-/// Emits into the active Emitter (Emitter::Active).
-ConstrainedText constrained_kernels(const Model& model, const std::vector<HeldFrame>& held);
+/// Emits into the active Emitter (Emitter::Active). With `external_forces`, also
+/// constrained_dynamics_fext (CodegenOptions::external_forces).
+ConstrainedText constrained_kernels(const Model& model, const std::vector<HeldFrame>& held, bool external_forces);
 
 }  // namespace articula::codegen

@@ -90,7 +90,7 @@ fs::path include_dir() {
 
 // The unit that exports the kernels: their key, and by name their addresses, and receives
 // the host's log3 (the library needs no symbol of the program that loads it).
-std::string table_unit(const std::string& name, const std::string& key, bool constrained) {
+std::string table_unit(const std::string& name, const std::string& key, bool constrained, bool external_forces) {
   const std::string ns = "::articula::generated::" + name;
   std::string s = "// The kernel table of cache entry " + key + " (src/codegen/kernel_build.cpp).\n#include \"" + name +
                   ".hpp\"\n#include <cstring>\n";
@@ -106,6 +106,8 @@ std::string table_unit(const std::string& name, const std::string& key, bool con
   s += "}\nARTICULA_EXPORT void* articula_kernel(const char* name) {\n";
   std::vector<std::string> kernels{"rnea", "crba", "aba"};
   if (constrained) kernels.insert(kernels.end(), {"constrained_dynamics", "velocity_jump"});
+  if (external_forces) kernels.push_back("aba_fext");
+  if (constrained && external_forces) kernels.push_back("constrained_dynamics_fext");
   for (const std::string& k : kernels)
     s += "  if (std::strcmp(name, \"" + k + "\") == 0) return reinterpret_cast<void*>(&" + ns + "::" + k + ");\n";
   return s + "  return nullptr;\n}\n";
@@ -160,6 +162,7 @@ int build_entry(const Model& model, const CompileOptions& options, const std::st
   CodegenOptions co;
   co.origin = model.name + " (compile_kernels)";
   co.held_frames = options.held_frames;
+  co.external_forces = options.external_forces;
   const GeneratedKernels g = generate_kernels(model, name, co);
   write_text(work / (name + ".hpp"), g.header);
   std::vector<fs::path> sources;
@@ -168,7 +171,7 @@ int build_entry(const Model& model, const CompileOptions& options, const std::st
     write_text(sources.back(), g.units[u]);
   }
   sources.push_back(work / "table.cpp");
-  write_text(sources.back(), table_unit(name, key, !options.held_frames.empty()));
+  write_text(sources.back(), table_unit(name, key, !options.held_frames.empty(), options.external_forces));
 
   const std::vector<std::string> flags = words(options.flags);
   const std::vector<std::string> common{"-std=c++20",

@@ -19,6 +19,16 @@ std::vector<STransform> placements(const Model& model, const SymVector& q) {
   return out;
 }
 
+std::vector<SForce> force_inputs(const Model& model, const char* array) {
+  std::vector<SForce> out(static_cast<std::size_t>(model.njoints));
+  for (Index i = 0; i < model.njoints; ++i)
+    for (int k = 0; k < 3; ++k) {
+      out[i].f[k] = Emitter::active().input(at(array, 6 * i + k));
+      out[i].n[k] = Emitter::active().input(at(array, 6 * i + 3 + k));
+    }
+  return out;
+}
+
 SVector6 subspace_column(const Model& model, int k) { return model.S.col(k).cast<Sym>(); }
 
 namespace {
@@ -35,11 +45,13 @@ struct RneaWorkspace {
 
 }  // namespace
 
-SymVector rnea(const Model& model, const SymVector& q, const SymVector& v, const SymVector& a) {
+SymVector rnea(const Model& model, const SymVector& q, const SymVector& v, const SymVector& a,
+               const std::vector<SForce>& f_ext) {
   RneaWorkspace ws(model);
   SymVector tau = SymVector::Zero(model.nv);
   using In = Eigen::Ref<const SymVector>;
-  rnea_passes<Sym, true>(model, ws, In(q), In(v), In(a), true, {}, Eigen::Ref<SymVector>(tau));
+  rnea_passes<Sym, true>(model, ws, In(q), In(v), In(a), true, std::span<const SForce>(f_ext),
+                         Eigen::Ref<SymVector>(tau));
   return tau;
 }
 
@@ -111,14 +123,15 @@ SymMatrix spd_inverse(const SymMatrix& A) {
   return out;
 }
 
-SymVector aba(const Model& model, const std::vector<STransform>& X, const SymVector& v, const SymVector& tau) {
+SymVector aba(const Model& model, const std::vector<STransform>& X, const SymVector& v, const SymVector& tau,
+              const std::vector<SForce>& f_ext) {
   Emitter& e = Emitter::active();
   const int nb = model.njoints;
   SymVector out(model.nv);
   std::vector<SMotion> vel(nb), c(nb), acc(nb);
   std::vector<SMatrix6> IA(nb);
   std::vector<SForce> pA(nb);
-  // Pass 1: v_i = ⁱX_λ v_λ + S q̇, c_i = v_i × S q̇, IA_i = I_i, pA_i = v_i ×* I_i v_i.
+  // Pass 1: v_i = ⁱX_λ v_λ + S q̇, c_i = v_i × S q̇, IA_i = I_i, pA_i = v_i ×* I_i v_i − f_ext,i.
   for (Index i = 0; i < nb; ++i) {
     const Index p = model.parents[i];
     const SMotion vJ = joint_motion(model, i, v);
@@ -127,6 +140,7 @@ SymVector aba(const Model& model, const std::vector<STransform>& X, const SymVec
     const SInertia I = model.inertias[i].cast<Sym>();
     IA[i] = I.matrix();
     pA[i] = vel[i].cross(I * vel[i]);
+    if (!f_ext.empty()) pA[i] = pA[i] - f_ext[i];
   }
   // Pass 2 (leaves to root): U = IA S, D = Sᵀ U + armature, u = τ − Sᵀ pA;
   // IA_λ += λX_i* (IA − U D⁻¹ Uᵀ) ⁱX_λ, pA_λ += λX_i* (pA + Ia c + U D⁻¹ u).

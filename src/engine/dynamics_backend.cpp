@@ -18,15 +18,39 @@ DynamicsResult RuntimeConstrainedDynamics::evaluate(VectorRef q, VectorRef v, Ve
   return {false, true};
 }
 
-DynamicsResult GeneratedAbaDynamics::evaluate(VectorRef q, VectorRef v, VectorRef tau, std::span<const Force>,
+void pack_forces(std::span<const Force> f_ext, std::vector<double>& out) {
+  for (std::size_t i = 0; i < f_ext.size(); ++i) {
+    double* x = out.data() + 6 * i;
+    for (int k = 0; k < 3; ++k) {
+      x[k] = f_ext[i].f[k];
+      x[3 + k] = f_ext[i].n[k];
+    }
+  }
+}
+
+void GeneratedAbaDynamics::set_kernel(AbaKernel kernel, AbaFextKernel kernel_fext, int bodies) {
+  kernel_ = kernel;
+  kernel_fext_ = kernel_fext;
+  forces_.assign(6 * static_cast<std::size_t>(bodies), 0.0);
+}
+
+DynamicsResult GeneratedAbaDynamics::evaluate(VectorRef q, VectorRef v, VectorRef tau, std::span<const Force> f_ext,
                                               std::string&) {
-  kernel_(q.data(), v.data(), tau.data(), data_.ddq.data());
+  if (f_ext.empty()) {
+    kernel_(q.data(), v.data(), tau.data(), data_.ddq.data());
+  } else {
+    pack_forces(f_ext, forces_);
+    kernel_fext_(q.data(), v.data(), tau.data(), forces_.data(), data_.ddq.data());
+  }
   ++calls_;
   return {true, false};
 }
 
-void GeneratedHeldDynamics::set_kernel(ConstrainedKernel kernel, const std::vector<HeldFrame>& held) {
+void GeneratedHeldDynamics::set_kernel(ConstrainedKernel kernel, ConstrainedFextKernel kernel_fext,
+                                       const std::vector<HeldFrame>& held, int bodies) {
   kernel_ = kernel;
+  kernel_fext_ = kernel_fext;
+  forces_.assign(6 * static_cast<std::size_t>(bodies), 0.0);
   held_ = held;
   int rows = 0;
   for (const HeldFrame& h : held) rows += h.weld ? 6 : 3;
@@ -38,9 +62,9 @@ void GeneratedHeldDynamics::set_kernel(ConstrainedKernel kernel, const std::vect
   frames_.reserve(held.size());
 }
 
-bool GeneratedHeldDynamics::select(const ConstraintSet& set) {
+bool GeneratedHeldDynamics::select(const ConstraintSet& set, bool with_forces) {
   frames_.clear();
-  if (kernel_ == nullptr) return false;
+  if ((with_forces ? kernel_fext_ == nullptr : kernel_ == nullptr) || held_.empty()) return false;
   const std::vector<const Constraint*> on = set.enabled();
   bool match = on.size() == held_.size();
   for (std::size_t f = 0; match && f < on.size(); ++f) {
@@ -68,8 +92,15 @@ DynamicsResult GeneratedHeldDynamics::evaluate(VectorRef q, VectorRef v, VectorR
     kp_[f] = on ? c.kp() : 0.0;
     kd_[f] = on ? c.kd() : 0.0;
   }
-  if (!kernel_(q.data(), v.data(), tau.data(), ref_.data(), kp_.data(), kd_.data(), data_.ddq.data(), lambda_.data()))
-    return fallback_.evaluate(q, v, tau, f_ext, message);
+  bool ok = false;
+  if (f_ext.empty()) {
+    ok = kernel_(q.data(), v.data(), tau.data(), ref_.data(), kp_.data(), kd_.data(), data_.ddq.data(), lambda_.data());
+  } else {
+    pack_forces(f_ext, forces_);
+    ok = kernel_fext_(q.data(), v.data(), tau.data(), forces_.data(), ref_.data(), kp_.data(), kd_.data(),
+                      data_.ddq.data(), lambda_.data());
+  }
+  if (!ok) return fallback_.evaluate(q, v, tau, f_ext, message);
   set_.lambda() = lambda_;
   ++calls_;
   return {true, false};

@@ -57,12 +57,17 @@ class RuntimeConstrainedDynamics final : public Dynamics {
   ConstrainedMethod method_;
 };
 
-// The generated aba (no external forces); counts its calls.
+// External forces as the generated kernels take them: 6 numbers per body (AbaFextKernel).
+void pack_forces(std::span<const Force> f_ext, std::vector<double>& out);
+
+// The generated aba, or aba_fext when the evaluation has external forces; counts its calls.
 class GeneratedAbaDynamics final : public Dynamics {
  public:
   GeneratedAbaDynamics(Data& data, long& calls) : data_(data), calls_(calls) {}
-  void set_kernel(AbaKernel kernel) { kernel_ = kernel; }
-  AbaKernel kernel() const { return kernel_; }
+  // The kernels (sizes the force buffer for `bodies`; not inside a step).
+  void set_kernel(AbaKernel kernel, AbaFextKernel kernel_fext, int bodies);
+  // A kernel for evaluations without (with) external forces.
+  bool usable(bool with_forces) const { return with_forces ? kernel_fext_ != nullptr : kernel_ != nullptr; }
   DynamicsResult evaluate(VectorRef q, VectorRef v, VectorRef tau, std::span<const Force> f_ext,
                           std::string& message) override;
 
@@ -70,20 +75,25 @@ class GeneratedAbaDynamics final : public Dynamics {
   Data& data_;
   long& calls_;
   AbaKernel kernel_ = nullptr;
+  AbaFextKernel kernel_fext_ = nullptr;
+  std::vector<double> forces_;
 };
 
-// The generated constrained kernel of frames held in the world (no external forces), with the
-// constraints' references and Baumgarte gains; an evaluation whose reference is not captured
-// yet or whose rows are dependent (the kernel returns false) goes to the runtime solve.
+// The generated constrained kernel of frames held in the world (its _fext form when the
+// evaluation has external forces), with the constraints' references and Baumgarte gains; an
+// evaluation whose reference is not captured yet or whose rows are dependent (the kernel
+// returns false) goes to the runtime solve.
 class GeneratedHeldDynamics final : public Dynamics {
  public:
   GeneratedHeldDynamics(Data& data, ConstraintSet& set, RuntimeConstrainedDynamics& fallback, long& calls)
       : data_(data), set_(set), fallback_(fallback), calls_(calls) {}
-  // The kernel and its held frames (sizes the buffers; not inside a step).
-  void set_kernel(ConstrainedKernel kernel, const std::vector<HeldFrame>& held);
+  // The kernels and their held frames (sizes the buffers; not inside a step).
+  void set_kernel(ConstrainedKernel kernel, ConstrainedFextKernel kernel_fext, const std::vector<HeldFrame>& held,
+                  int bodies);
   // True when the enabled constraints of the set are exactly the held frames (same frames,
-  // masks and order); then keeps them for the evaluations.
-  bool select(const ConstraintSet& set);
+  // masks and order) and there is a kernel for evaluations without (with) external forces;
+  // then keeps them for the evaluations.
+  bool select(const ConstraintSet& set, bool with_forces);
   DynamicsResult evaluate(VectorRef q, VectorRef v, VectorRef tau, std::span<const Force> f_ext,
                           std::string& message) override;
 
@@ -93,7 +103,9 @@ class GeneratedHeldDynamics final : public Dynamics {
   RuntimeConstrainedDynamics& fallback_;
   long& calls_;
   ConstrainedKernel kernel_ = nullptr;
+  ConstrainedFextKernel kernel_fext_ = nullptr;
   std::vector<HeldFrame> held_;
+  std::vector<double> forces_;
   std::vector<const FramePairConstraint*> frames_;
   std::vector<double> ref_, kp_, kd_;
   VectorX lambda_;

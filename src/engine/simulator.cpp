@@ -158,8 +158,9 @@ void Simulator::Impl::install_generated(GeneratedDynamics kernels) {
   for (const HeldFrame& h : kernels.held_frames)
     if (!m.has_frame(h.frame))
       throw std::invalid_argument("use_generated: held frame '" + h.frame + "' is not a frame of the model");
-  generated_aba.set_kernel(kernels.aba);
-  generated_held.set_kernel(kernels.constrained_dynamics, kernels.held_frames);
+  generated_aba.set_kernel(kernels.aba, kernels.aba_fext, m.njoints);
+  generated_held.set_kernel(kernels.constrained_dynamics, kernels.constrained_dynamics_fext, kernels.held_frames,
+                            m.njoints);
   compiled_owner.reset();  // kernels of a library loaded before (use_compiled) are no longer used
   refresh_active();
 }
@@ -178,6 +179,13 @@ std::vector<HeldFrame> compilable_held_frames(const Robot& robot) {
   return held;
 }
 
+CompileOptions compile_options_for(const Robot& robot) {
+  CompileOptions c;
+  c.held_frames = compilable_held_frames(robot);
+  c.external_forces = !robot.contacts().empty();
+  return c;
+}
+
 void Simulator::use_compiled(std::shared_ptr<const CompiledKernels> kernels) {
   impl_->kernels_in_flight = {};
   impl_->install_compiled(std::move(kernels));
@@ -190,6 +198,8 @@ void Simulator::Impl::install_compiled(std::shared_ptr<const CompiledKernels> ke
   g.aba = kernels->aba;
   g.held_frames = kernels->held_frames;
   g.constrained_dynamics = kernels->constrained_dynamics;
+  g.aba_fext = kernels->aba_fext;
+  g.constrained_dynamics_fext = kernels->constrained_dynamics_fext;
   install_generated(std::move(g));
   compiled_owner = std::move(kernels);  // keeps the kernels' library loaded
 }

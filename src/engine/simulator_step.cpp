@@ -93,7 +93,8 @@ bool Simulator::Impl::rhs(VectorRef q, VectorRef v, Eigen::Ref<VectorX> vdot) {
       tau[brake_run[k].iv] -= robot.brakes()[k].torque * brake_run[k].sign;
   const std::span<const Force> fe = with_contacts ? std::span<const Force>(f_ext) : std::span<const Force>();
   const DynamicsResult r = dynamics->evaluate(q, v, tau, fe, failure_message);
-  data_stage = r.kinematics_current ? DataStage::KinematicsCurrent : DataStage::AccelerationsOnly;
+  // With contacts the kinematics of (q, v) were computed above; a generated kernel leaves them.
+  data_stage = r.kinematics_current || with_contacts ? DataStage::KinematicsCurrent : DataStage::AccelerationsOnly;
   if (!r.ok) {
     failure = Failure::Solver;
     return false;
@@ -152,13 +153,13 @@ void Simulator::Impl::refresh_active() {
   const ConstraintSet& set = robot.constraints();
   constrained = set.dim() > 0 || !set.enabled_names().empty();
   // The back end, selected once for this active set: a generated kernel where one applies
-  // (no elastic contacts: the kernels take no external forces), the runtime otherwise.
-  const bool generated_ok = robot.contacts().empty();
+  // (with elastic contacts, one that takes external forces), the runtime otherwise.
+  const bool with_forces = !robot.contacts().empty();
   const ConstrainedMethod method = options.method;
   if (!constrained)
-    dynamics = generated_ok && generated_aba.kernel() ? static_cast<Dynamics*>(&generated_aba) : &runtime_aba;
-  else if (generated_ok && (method == ConstrainedMethod::Auto || method == ConstrainedMethod::RangeSpace) &&
-           generated_held.select(set))
+    dynamics = generated_aba.usable(with_forces) ? static_cast<Dynamics*>(&generated_aba) : &runtime_aba;
+  else if ((method == ConstrainedMethod::Auto || method == ConstrainedMethod::RangeSpace) &&
+           generated_held.select(set, with_forces))
     dynamics = &generated_held;
   else
     dynamics = &runtime_constrained;

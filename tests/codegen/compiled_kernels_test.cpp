@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -288,16 +289,31 @@ TEST(CompiledKernels, RunInBackgroundWithoutACompilerIsTheRuntimeRun) {
           << "row " << i << " column " << j;
 }
 
-// With elastic contacts the engine never calls the kernels: --compiled says so and compiles nothing.
-TEST(CompiledKernels, RunCompiledWithContactsCompilesNothing) {
+// With elastic contacts --compiled compiles the kernels with external forces (aba_fext), the
+// engine calls them for nearly every evaluation, and the run equals the runtime run (1e-9).
+TEST(CompiledKernels, RunCompiledWithContactsEqualsTheRuntimeRun) {
   const test::ScratchDir dir("compiled_contacts");
   const std::string scenario = std::string(ARTICULA_MODELS_DIR) + "/../scenarios/solo12_stand_lift.yaml";
-  const test::CliResult r = test::run_cli("run '" + scenario + "' -q --duration 0.002 --compiled --cache-dir '" +
-                                          dir.path() + "/cache' -o '" + dir.path() + "/c'");
-  ASSERT_EQ(r.code, 0) << r.output;
-  EXPECT_NE(r.output.find("elastic contact"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("not compiling"), std::string::npos) << r.output;
-  EXPECT_FALSE(fs::exists(dir.path() + "/cache"));
+  std::string out_c, out_r;
+  const auto rc = run_log(scenario, "--compiled --cache-dir '" + dir.path() + "/cache'", dir.path() + "/c", out_c);
+  const auto rr = run_log(scenario, "", dir.path() + "/r", out_r);
+  EXPECT_NE(out_c.find("kernels compiled in"), std::string::npos) << out_c;
+  const auto at = out_c.find("evaluations by the compiled kernels: ");
+  ASSERT_NE(at, std::string::npos) << out_c;
+  long by_kernels = 0, total = 0;
+  ASSERT_EQ(std::sscanf(out_c.c_str() + at, "evaluations by the compiled kernels: %ld of %ld", &by_kernels, &total), 2);
+  EXPECT_EQ(by_kernels, total);
+  EXPECT_GT(total, 1000);
+  EXPECT_EQ(out_r.find("compiled kernels"), std::string::npos) << out_r;
+  ASSERT_EQ(rc.size(), rr.size());
+  ASSERT_GT(rr.size(), 100u);
+  double worst = 0.0;
+  for (std::size_t i = 0; i < rr.size(); ++i) {
+    ASSERT_EQ(rc[i].size(), rr[i].size());
+    for (std::size_t j = 0; j < rr[i].size(); ++j)
+      worst = std::max(worst, std::abs(rc[i][j] - rr[i][j]) / std::max(1.0, std::abs(rr[i][j])));
+  }
+  EXPECT_LT(worst, 1e-9);
 }
 
 }  // namespace

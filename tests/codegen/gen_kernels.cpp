@@ -20,10 +20,10 @@ void write(const std::filesystem::path& path, const std::string& text) {
 }
 
 void generate(const std::filesystem::path& dir, articula::Model model, const std::string& name, double snap = 1e-9,
-              std::vector<articula::HeldFrame> held = {}) {
+              std::vector<articula::HeldFrame> held = {}, bool external_forces = false) {
   articula::test::add_armature(model);
-  const articula::GeneratedKernels k =
-      articula::generate_kernels(model, name, {model.name + " with test armature", snap, std::move(held)});
+  const articula::GeneratedKernels k = articula::generate_kernels(
+      model, name, {model.name + " with test armature", snap, std::move(held), external_forces});
   write(dir / (name + ".hpp"), k.header);
   write(dir / (name + ".cpp"), k.source);
 }
@@ -52,14 +52,16 @@ int main(int argc, char** argv) {
     for (const auto& c : articula::test::all_models()) {
       if (!wanted(c.name)) continue;
       const auto it = held.find(c.name);
+      // solo12 also with external forces (the elastic feet of the engine tests).
       generate(dir, articula::test::load(c), "test_" + c.name, 1e-9,
-               it == held.end() ? std::vector<articula::HeldFrame>{} : it->second);
+               it == held.end() ? std::vector<articula::HeldFrame>{} : it->second, c.name == "solo12");
     }
     if (wanted("ur5_exact"))
       generate(dir, articula::test::load(articula::test::all_models()[2]), "test_ur5_exact", 0.0);
     if (wanted("mixed_fixed")) generate(dir, articula::test::mixed_model(false), "test_mixed_fixed");
     if (wanted("mixed_floating"))
-      generate(dir, articula::test::mixed_model(true), "test_mixed_floating", 1e-9, {{"tip", true}, {"leg", false}});
+      generate(dir, articula::test::mixed_model(true), "test_mixed_floating", 1e-9, {{"tip", true}, {"leg", false}},
+               true);
     if (wanted("mixed_twice"))
       generate(dir, articula::test::mixed_model(true), "test_mixed_twice", 1e-9, {{"tip", true}, {"tip", false}});
     if (!wanted("standing_humanoid")) return 0;

@@ -127,8 +127,9 @@ TEST(GeneratedKernels, CrbaWritesOnlyTheSparsityPattern) {
 // joints are all revolute calls fast_sincos at most once per joint.
 TEST(GeneratedKernels, NoDeadTemporariesAndOneSinCosPerAngle) {
   const Model m = load_urdf(test::model_path("ur5"));
-  const GeneratedKernels k = generate_kernels(m, "ur5_text", {"", 1e-9, {{"tool0", false}}});
-  ASSERT_EQ(k.units.size(), 4u);  // rnea, crba, aba, the constrained kernels
+  const GeneratedKernels k = generate_kernels(m, "ur5_text", {"", 1e-9, {{"tool0", false}}, true});
+  // rnea, crba, aba, aba_fext, constrained_dynamics, constrained_dynamics_fext, velocity_jump
+  ASSERT_EQ(k.units.size(), 7u);
   for (const std::string& unit : k.units) {
     // Each temporary's occurrences as a whole word, and which ones are defined.
     std::map<std::string, int> seen;
@@ -155,15 +156,13 @@ TEST(GeneratedKernels, NoDeadTemporariesAndOneSinCosPerAngle) {
     for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
     return n;
   };
-  // rnea, crba and aba: at most one per joint (none where no output depends on the angle, e.g.
-  // the last joint's for M); constrained_dynamics and velocity_jump: at most one per joint each,
-  // although each traces the placements, RNEA and CRBA on the same angles.
-  for (std::size_t u = 0; u < 3; ++u) {
+  // At most one per joint in each function (none where no output depends on the angle, e.g.
+  // the last joint's for M), although the constrained kernels trace the placements, RNEA and
+  // CRBA on the same angles.
+  for (std::size_t u = 0; u < k.units.size(); ++u) {
     EXPECT_LE(count(k.units[u], "fast_sincos("), m.njoints) << "unit " << u;
     EXPECT_GE(count(k.units[u], "fast_sincos("), m.njoints - 1) << "unit " << u;
   }
-  EXPECT_LE(count(k.units[3], "fast_sincos("), 2 * m.njoints);
-  EXPECT_GE(count(k.units[3], "fast_sincos("), 2 * (m.njoints - 1));
 }
 
 TEST(GeneratedKernels, DigestChangesWithTheModel) {
@@ -320,6 +319,64 @@ TEST(GeneratedKernels, ConstrainedDynamicsAndJumpMatchTheSolvers) {
       EXPECT_LT(test::rel_err(v_plus, ref_jump.v_plus), 1e-9);
       EXPECT_LT(test::rel_err(Lambda, ref_jump.Lambda), 1e-9);
       EXPECT_LT((J * v_plus).cwiseAbs().maxCoeff(), 1e-9 * (1.0 + v.norm()));
+    }
+  }
+}
+
+// The kernels with external forces (CodegenOptions::external_forces) against aba() and the
+// range-space solver with the same f_ext: random forces on every body, in body frames.
+TEST(GeneratedKernels, ExternalForcesMatchTheRecursionsAndTheSolver) {
+  struct ForceCase {
+    std::string name;
+    ConstrainedCase c;
+    AbaFextKernel aba;
+    ConstrainedFextKernel dynamics;
+    AbaKernel aba_plain;
+  };
+  std::vector<ForceCase> all;
+  for (ConstrainedCase& c : constrained_cases()) {
+    if (c.name == "solo12")
+      all.push_back({c.name, c, &generated::test_solo12::aba_fext, &generated::test_solo12::constrained_dynamics_fext,
+                     &generated::test_solo12::aba});
+    if (c.name == "mixed_floating")
+      all.push_back({c.name, c, &generated::test_mixed_floating::aba_fext,
+                     &generated::test_mixed_floating::constrained_dynamics_fext, &generated::test_mixed_floating::aba});
+  }
+  ASSERT_EQ(all.size(), 2u);
+  std::mt19937 rng(7);
+  for (ForceCase& fc : all) {
+    SCOPED_TRACE(fc.name);
+    const Model& model = fc.c.model;
+    Data data(model);
+    for (int trial = 0; trial < 10; ++trial) {
+      const VectorX q = random_configuration(model, rng);
+      const VectorX v = test::random_vector(model.nv, rng), tau = test::random_vector(model.nv, rng);
+      std::vector<Force> f_ext(static_cast<std::size_t>(model.njoints));
+      std::vector<double> packed;
+      for (Force& f : f_ext) {
+        f = Force::from(test::random_vector(6, rng, 20.0));
+        for (int k = 0; k < 6; ++k) packed.push_back(f.vector()[k]);
+      }
+      VectorX qdd(model.nv), qdd0(model.nv), qdd_plain(model.nv);
+      fc.aba(q.data(), v.data(), tau.data(), packed.data(), qdd.data());
+      EXPECT_LT(test::rel_err(qdd, aba(model, data, q, v, tau, f_ext)), 1e-9);
+      const std::vector<double> zeros(packed.size(), 0.0);
+      fc.aba(q.data(), v.data(), tau.data(), zeros.data(), qdd0.data());
+      fc.aba_plain(q.data(), v.data(), tau.data(), qdd_plain.data());
+      EXPECT_LT(test::rel_err(qdd0, qdd_plain), 1e-13);
+      EXPECT_GT(test::rel_err(qdd, qdd_plain), 1e-3);  // the forces act
+
+      std::vector<double> ref, kp, kd;
+      ConstraintSet set = make_set(model, data, q, fc.c.kernels.held, fc.c.perturb, rng, ref, kp, kd);
+      ConstrainedWorkspace ws(model, set.dim());
+      const SolveReport report =
+          constrained_forward_dynamics(model, data, ws, set, q, v, tau, f_ext, ConstrainedMethod::RangeSpace);
+      ASSERT_TRUE(report.ok()) << report.message;
+      VectorX lambda(set.dim());
+      ASSERT_TRUE(fc.dynamics(q.data(), v.data(), tau.data(), packed.data(), ref.data(), kp.data(), kd.data(),
+                              qdd.data(), lambda.data()));
+      EXPECT_LT(test::rel_err(qdd, data.ddq), 1e-9);
+      EXPECT_LT(test::rel_err(lambda, set.lambda()), 1e-9);
     }
   }
 }

@@ -22,6 +22,9 @@ class CompileError : public std::runtime_error {
 struct CompileOptions {
   /// Frames held in the world for constrained_dynamics / velocity_jump (as `codegen --hold`).
   std::vector<HeldFrame> held_frames;
+  /// Also the kernels with external forces (CodegenOptions::external_forces), for robots with
+  /// elastic contacts.
+  bool external_forces = false;
   /// "" → $ARTICULA_CACHE_DIR, else $XDG_CACHE_HOME/articula, else $HOME/.cache/articula.
   std::string cache_dir;
   /// "" → $CXX, else "c++" (on PATH).
@@ -43,11 +46,14 @@ struct CompiledKernels {
   double seconds = 0.0;      ///< [s] wall time of compile_kernels (generation, compile, load)
   int units = 0;             ///< translation units compiled (0 from the cache)
   std::vector<HeldFrame> held_frames;
+  bool external_forces = false;  ///< compiled with CompileOptions::external_forces
   RneaKernel rnea = nullptr;
   CrbaKernel crba = nullptr;
   AbaKernel aba = nullptr;
   ConstrainedKernel constrained_dynamics = nullptr;
   JumpKernel velocity_jump = nullptr;
+  AbaFextKernel aba_fext = nullptr;
+  ConstrainedFextKernel constrained_dynamics_fext = nullptr;
   std::shared_ptr<void> handle;  ///< dlopen handle; dlclose when the last owner goes
 };
 

@@ -17,6 +17,13 @@ using AbaKernel = void (*)(const double* q, const double* v, const double* tau, 
 using ConstrainedKernel = bool (*)(const double* q, const double* v, const double* tau, const double* ref,
                                    const double* kp, const double* kd, double* qdd, double* lambda);
 using JumpKernel = bool (*)(const double* q, const double* v_minus, double* v_plus, double* Lambda);
+/// With external forces (CodegenOptions::external_forces): f_ext holds 6 numbers per body
+/// (Model::njoints of them, in joint order), the spatial force [force; moment] on that body in
+/// its own frame, as the f_ext of articula::aba.
+using AbaFextKernel = void (*)(const double* q, const double* v, const double* tau, const double* f_ext, double* qdd);
+using ConstrainedFextKernel = bool (*)(const double* q, const double* v, const double* tau, const double* f_ext,
+                                       const double* ref, const double* kp, const double* kd, double* qdd,
+                                       double* lambda);
 
 struct GeneratedKernels {
   std::string header;  // NAME.hpp: the declarations, nq, nv and the model digest
@@ -45,6 +52,9 @@ struct CodegenOptions {
   /// world, in this order (docs/codegen.md). Throws std::invalid_argument for an unknown frame
   /// or a frame on the world.
   std::vector<HeldFrame> held_frames;
+  /// Also `aba_fext` (and, with held frames, `constrained_dynamics_fext`): the same kernels
+  /// with external forces on the bodies (the elastic contacts of the engine).
+  bool external_forces = false;
 };
 
 /// Generates the kernels of `model` in namespace articula::generated::<name> (`name` must be

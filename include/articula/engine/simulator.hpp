@@ -161,19 +161,25 @@ struct RunResult {
 /// Simulator calls in place of the runtime algorithms where they apply: `aba` when no
 /// constraint is enabled; `constrained_dynamics` when the enabled constraints are exactly
 /// FrameConstraints in the world on `held_frames` (same frames, masks and order) and the method
-/// is Auto or RangeSpace. Neither with elastic contacts (the kernels take no external forces).
-/// A kernel that returns false (dependent rows) hands that evaluation to the runtime solver.
+/// is Auto or RangeSpace. With elastic contacts, their `_fext` forms (generated with
+/// external forces) in the same cases; without those, the runtime algorithms. A kernel that
+/// returns false (dependent rows) hands that evaluation to the runtime solver.
 struct GeneratedDynamics {
   std::string model_digest;  ///< NAME::model_digest: must equal model_digest(robot.model())
   AbaKernel aba = nullptr;
   std::vector<HeldFrame> held_frames;  ///< the --hold list of the kernels
   ConstrainedKernel constrained_dynamics = nullptr;
+  AbaFextKernel aba_fext = nullptr;                           ///< codegen --external-forces
+  ConstrainedFextKernel constrained_dynamics_fext = nullptr;  ///< codegen --external-forces --hold
 };
 
 /// The held frames to compile for `robot` (compile_kernels): its constraints, in their order,
 /// when every declared constraint is a FrameConstraint in the world with the weld or point
 /// mask; none otherwise (then only aba applies, while no constraint is enabled).
 std::vector<HeldFrame> compilable_held_frames(const Robot& robot);
+/// The options compile_kernels needs for `robot`: its compilable_held_frames, and the kernels
+/// with external forces when it has elastic contacts.
+CompileOptions compile_options_for(const Robot& robot);
 
 /// Owns the simulation state (in its implementation; the accessors below read it). Not
 /// copyable: a copy would have to duplicate a run's event queue, logs and loaded kernels.
