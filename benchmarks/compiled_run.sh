@@ -3,8 +3,9 @@
 # each model's kernels into an empty cache, the load time from the cache, and whole runs with
 # and without --compiled (real-time factor, as `articula run` prints it, the median of 3).
 # Cases: the rx130 e-stop (ABA until the brakes lock), TALOS standing on welded feet (the
-# compiled constrained dynamics; talos_wall without its hand contact), and talos_wall itself
-# (an elastic contact: --compiled compiles nothing and the runtime algorithms run).
+# compiled constrained dynamics; talos_wall without its hand contact), talos_wall itself (the
+# welded feet and an elastic hand contact: constrained_dynamics_fext) and solo12 on four
+# elastic feet (aba_fext).
 # usage: bash benchmarks/compiled_run.sh BUILD_DIR [OUT_DIR]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -17,6 +18,7 @@ sed -e "s|urdf: ../models/|urdf: $root/models/|" -e '/^contacts:/,/^[a-z_]*:/{/^
   "$root/scenarios/talos_wall.yaml" > "$out/talos_feet.yaml"
 sed -e "s|urdf: ../models/|urdf: $root/models/|" "$root/scenarios/talos_wall.yaml" > "$out/talos_wall.yaml"
 sed -e "s|urdf: ../models/|urdf: $root/models/|" "$root/scenarios/estop_consistent.yaml" > "$out/estop.yaml"
+sed -e "s|urdf: ../models/|urdf: $root/models/|" "$root/scenarios/solo12_stand_lift.yaml" > "$out/solo12.yaml"
 
 rtf() {  # scenario, duration, extra options: the median real-time factor of 3 runs
   for _ in 1 2 3; do
@@ -25,7 +27,7 @@ rtf() {  # scenario, duration, extra options: the median real-time factor of 3 r
 }
 
 printf '| case | compile (cold) | load (cached) | RTF runtime | RTF --compiled | ratio |\n|---|---:|---:|---:|---:|---:|\n'
-for case in estop:1 talos_feet:1 talos_wall:1; do
+for case in estop:1 talos_feet:1 talos_wall:1 solo12:2; do
   name="${case%%:*}" duration="${case##*:}"
   cache="$out/cache_$name"
   rm -rf "$cache"

@@ -29,9 +29,10 @@ struct CompileOptions {
   std::string cache_dir;
   /// "" → $CXX, else "c++" (on PATH).
   std::string compiler;
-  /// Optimization flags; part of the cache key. -O1 compiles the talos kernels in a fraction
-  /// of -O2's time at nearly the same speed (benchmarks/README.md, "Compiled on demand").
-  std::string flags = "-O1 -march=native";
+  /// Optimization flags; part of the cache key. On the kernels' long straight-line functions
+  /// g++ 12 compiles faster at -O2 than at -O1 (talos ABA unit: 14–17 s against 24–30 s) and the
+  /// code runs faster (solo12 aba: 0.87 against 1.28 µs); benchmarks/README.md, "Compiled on demand".
+  std::string flags = "-O2 -march=native";
   /// Parallel compiler processes (the kernels are split into units); 0 → the cores.
   int jobs = 0;
 };
