@@ -60,10 +60,17 @@ TEST(CompiledKernels, MatchTheRecursionsThenLoadFromTheCache) {
   EXPECT_TRUE(again->from_cache);
   EXPECT_EQ(again->library, first->library);
   EXPECT_EQ(again->key, first->key);
-  // Another model, or other flags, is another entry.
+  // Other flags, or the kernels with external forces, are another entry.
   CompileOptions o2 = in(dir.path());
-  o2.flags = "-O2 -march=native";
+  o2.flags = "-O1 -march=native";
   EXPECT_NE(compile_kernels(model, o2)->key, first->key);
+  CompileOptions o3 = in(dir.path());
+  o3.external_forces = true;
+  const auto forces = compile_kernels(model, o3);
+  EXPECT_NE(forces->key, first->key);
+  EXPECT_TRUE(forces->external_forces);
+  EXPECT_NE(forces->aba_fext, nullptr);
+  EXPECT_EQ(first->aba_fext, nullptr);
 }
 
 TEST(CompiledKernels, HeldFramesMatchTheRangeSpaceSolver) {
