@@ -13,16 +13,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <map>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "articula/articula.hpp"
 #include "bench_common.hpp"
+#include "bench_main.hpp"
 #include "held_panda.hpp"
 #include "held_solo12.hpp"
 #include "held_talos.hpp"
@@ -37,7 +35,6 @@ using articula::MatrixX;
 using articula::VectorX;
 
 constexpr std::size_t kStates = BenchStates::kCount;  // the states of bench_common.hpp
-constexpr unsigned kSeed = BenchStates::kSeed;
 
 enum class Kind { Weld, Point, Lock };
 
@@ -322,50 +319,36 @@ void sanity_check(const std::vector<std::unique_ptr<Case>>& cases) {
 
 // ---------------------------------------------------------------- timing
 
-std::string bench_name(const Case& c, const std::string& call) { return std::string(c.spec->key) + "/" + call; }
-
-template <typename F>
-void add(const std::string& name, F body) {
-  benchmark::RegisterBenchmark(name.c_str(), [body](benchmark::State& st) {
-    std::size_t i = 0;
-    for (auto _ : st) {
-      body(i);
-      benchmark::ClobberMemory();
-      i = (i + 1) % kStates;
-    }
-  })->Unit(benchmark::kNanosecond);
-}
-
 void register_benchmarks(std::vector<std::unique_ptr<Case>>& cases) {
   for (auto& cp : cases) {
     Case* c = cp.get();
     for (const auto& fr : kForms) {
       if (!c->applicable(fr.form)) continue;
       const JumpForm form = fr.form;
-      add(bench_name(*c, std::string("with:") + fr.tag), [c, form](std::size_t i) {
+      add_case_benchmark(*c, std::string("with:") + fr.tag, [c, form](std::size_t i) {
         const articula::JumpResult r = jump_with(*c, i, form);
         benchmark::DoNotOptimize(r.v_plus.data());
       });
-      add(bench_name(*c, std::string("jump:") + fr.tag), [c, form](std::size_t i) {
+      add_case_benchmark(*c, std::string("jump:") + fr.tag, [c, form](std::size_t i) {
         const articula::JumpResult r = jump_without(*c, i, form);
         benchmark::DoNotOptimize(r.v_plus.data());
       });
     }
     if (c->spec->generated) {
       auto out = std::make_shared<std::vector<double>>(static_cast<std::size_t>(c->model.nv + c->m1 + c->m2));
-      add(bench_name(*c, "codegen"), [c, out](std::size_t i) {
+      add_case_benchmark(*c, "codegen", [c, out](std::size_t i) {
         benchmark::DoNotOptimize(
             c->spec->generated(c->q[i].data(), c->v[i].data(), out->data(), out->data() + c->model.nv));
       });
     }
-    add(bench_name(*c, "piece:rows+crba"), [c](std::size_t i) {
+    add_case_benchmark(*c, "piece:rows+crba", [c](std::size_t i) {
       if (c->set->compute_jacobian(c->model, *c->data, c->q[i], c->v[i]))
         benchmark::DoNotOptimize(articula::crba_from_kinematics(c->model, *c->data).data());
       else
         benchmark::DoNotOptimize(articula::crba(c->model, *c->data, c->q[i]).data());
       benchmark::DoNotOptimize(c->set->J().data());
     });
-    add(bench_name(*c, "cfd:auto"), [c](std::size_t i) {
+    add_case_benchmark(*c, "cfd:auto", [c](std::size_t i) {
       const articula::SolveReport r = articula::constrained_forward_dynamics(
           c->model, *c->data, *c->ws, *c->set, c->q[i], c->v[i], c->tau[i], {}, ConstrainedMethod::Auto);
       benchmark::DoNotOptimize(r.status);
@@ -384,8 +367,7 @@ bool is_consistent(JumpForm f) {
 JumpForm auto_pick(Case& c) { return jump_without(c, 0, JumpForm::Auto).form; }
 
 void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collector& col) {
-  std::printf("\n## Summary: median CPU time per call in µs (%zu states cycled, fixed seed %u)\n\n", kStates, kSeed);
-  print_bench_build();
+  print_summary_heading("median CPU time per call in µs " + bench_states_cycled());
   std::printf(
       "Each form cell: with rows + crba / jump alone. \"=full\": velocity_jump runs the full form "
       "when m1 = 0. Pinocchio impulseDynamics (clang 14, shared/PEERS.md, quoted, not measured here; "
@@ -404,25 +386,22 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
         cells += (fr.form == JumpForm::Locks) ? " — |" : " =full |";
         continue;
       }
-      const double w = col.micros(bench_name(c, std::string("with:") + fr.tag));
-      const double j = col.micros(bench_name(c, std::string("jump:") + fr.tag));
-      if (is_consistent(fr.form) && !std::isnan(w) && (std::isnan(best) || w < best)) best = w;
+      const double w = col.micros(case_bench_name(c, std::string("with:") + fr.tag));
+      const double j = col.micros(case_bench_name(c, std::string("jump:") + fr.tag));
+      if (is_consistent(fr.form)) bench_keep_min(best, w);
       char cell[64];  // (snprintf: g++ 12 warns falsely [-Wrestrict] on " " + std::string)
       std::snprintf(cell, sizeof cell, " %s / %s |", fmt_us(w).c_str(), fmt_us(j).c_str());
       cells += cell;
     }
-    const double pin = std::strcmp(c.spec->pinocchio, "—") == 0 ? std::nan("") : std::atof(c.spec->pinocchio);
-    char ratio[32] = "—", gratio[32] = "—";
-    if (!std::isnan(pin) && !std::isnan(best)) std::snprintf(ratio, sizeof ratio, "%.2f", pin / best);
-    const double gen = c.spec->generated ? col.micros(bench_name(c, "codegen")) : std::nan("");
-    if (!std::isnan(pin) && !std::isnan(gen)) std::snprintf(gratio, sizeof gratio, "%.2f", pin / gen);
+    const double pin = bench_quoted(c.spec->pinocchio);
+    const double gen = c.spec->generated ? col.micros(case_bench_name(c, "codegen")) : std::nan("");
     std::printf("| %s | %d | (%d, %d) |%s %s | %s | %s | %s | %s | %s | %s |\n", c.spec->key, c.model.nv, c.m1, c.m2,
                 cells.c_str(), articula::to_string(auto_pick(c)).c_str(),
-                fmt_us(col.micros(bench_name(c, "piece:rows+crba"))).c_str(),
-                fmt_us(col.micros(bench_name(c, "cfd:auto"))).c_str(), fmt_us(gen).c_str(), c.spec->pinocchio, ratio,
-                gratio);
+                fmt_us(col.micros(case_bench_name(c, "piece:rows+crba"))).c_str(),
+                fmt_us(col.micros(case_bench_name(c, "cfd:auto"))).c_str(), fmt_us(gen).c_str(), c.spec->pinocchio,
+                bench_ratio(pin, best).c_str(), bench_ratio(pin, gen).c_str());
   }
-  std::printf("\nWhat one timed call includes (every call sets its state, cycling through the %zu states):\n", kStates);
+  print_includes_heading();
   std::printf(
       "- with: ConstraintSet::compute_jacobian(q, v⁻) (placements-only kinematics for frame rows, joint Jacobians, J) "
       "+ M "
@@ -462,27 +441,8 @@ void print_setup(const std::vector<std::unique_ptr<Case>>& cases) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const BenchCommandLine cl(argc, argv, {"--benchmark_repetitions=5", "--benchmark_display_aggregates_only=true", "--benchmark_min_time=0.1"}, {"--check_only"});
-  if (!cl.ok()) return 1;
-  const bool check_only = cl.has("--check_only");
-
-  std::vector<std::unique_ptr<Case>> cases;
-  for (const auto& spec : case_specs()) {
-    try {
-      cases.push_back(make_case(spec));
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "bench_activation: cannot set up %s: %s\n", spec.key, e.what());
-      return 1;
-    }
-  }
-  print_setup(cases);
-  sanity_check(cases);
-  if (check_only) return 0;
-
-  register_benchmarks(cases);
-  Collector collector;
-  run_benchmarks(collector);
-  print_summary(cases, collector);
-  benchmark::Shutdown();
-  return 0;
+  return bench_main(
+      argc, argv, "bench_activation", {"--check_only"}, case_specs(), make_case,
+      [](const CaseSpec& s) { return std::string("set up ") + s.key; },
+      BenchSteps{print_setup, sanity_check, register_benchmarks, print_summary});
 }

@@ -1,9 +1,10 @@
 #pragma once
 // The scaffolding every bench_* program shares: the compiler and models folder of the report,
 // the command line (the program's defaults before Google Benchmark's flags, its own switches
-// taken out), the seeded random states, the number formats, and the run itself with the
-// Google Benchmark reporter (Collector), which keeps the console output and records, per
-// benchmark, the median over repetitions of the CPU time per call — or the wall time, for
+// taken out), the cases made from their specs, the seeded random states and the benchmarks
+// that cycle through them, the number formats and the summary's headings, and the run itself
+// with the Google Benchmark reporter (Collector), which keeps the console output and records,
+// per benchmark, the median over repetitions of the CPU time per call — or the wall time, for
 // programs whose timed calls use more than one thread (Collector(Clock::Wall)) — (or, with
 // one repetition, the median of the runs), so that a summary table can follow.
 #include <benchmark/benchmark.h>
@@ -11,8 +12,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <iterator>
 #include <map>
 #include <random>
 #include <set>
@@ -96,6 +99,22 @@ inline std::string bench_fmt(double x, const char* format, const char* missing =
   return buf;
 }
 
+/// num / den with "%.2f", or "—" when either is missing (NaN) or den is not positive.
+inline std::string bench_ratio(double num, double den) {
+  if (std::isnan(num) || std::isnan(den) || den <= 0) return "—";
+  return bench_fmt(num / den, "%.2f");
+}
+
+/// A figure quoted in a table (e.g. Pinocchio's "1.52 (README: 1.28)": its leading number), NaN for "—".
+inline double bench_quoted(const std::string& figure) {
+  return figure == "—" ? std::nan("") : std::strtod(figure.c_str(), nullptr);
+}
+
+/// best = min(best, t), skipping a missing t (NaN); best starts as NaN.
+inline void bench_keep_min(double& best, double t) {
+  if (!std::isnan(t) && (std::isnan(best) || t < best)) best = t;
+}
+
 /// The random states of bench_dynamics, bench_constrained and bench_activation (the same
 /// generator and order of draws, so each program times the same states): q uniform within
 /// the limits (±1 m for the base position, uniform rotations), v, a, tau uniform in [−1, 1].
@@ -119,6 +138,54 @@ inline BenchStates bench_states(const articula::Model& m) {
     s.tau.push_back(tau);
   }
   return s;
+}
+
+/// "(256 states cycled, fixed seed 20240917)", for a summary's title.
+inline std::string bench_states_cycled() {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "(%zu states cycled, fixed seed %u)", BenchStates::kCount, BenchStates::kSeed);
+  return buf;
+}
+
+/// The summary's heading, "## Summary: TITLE", and its build line (print_bench_build), then the
+/// table's header and alignment rows when given (`header`, `rule`: each a line with its "\n").
+inline void print_summary_heading(const std::string& title, const char* header = nullptr, const char* rule = nullptr) {
+  std::printf("\n## Summary: %s\n\n", title.c_str());
+  print_bench_build();
+  if (header != nullptr) std::printf("%s%s", header, rule);
+}
+
+/// The heading of the list of what one timed call includes, below a summary table.
+inline void print_includes_heading() {
+  std::printf("\nWhat one timed call includes (every call sets its state, cycling through the %zu states):\n",
+              BenchStates::kCount);
+}
+
+/// Registers benchmark `name` (in ns): each iteration is one call body(i) on state i, cycling
+/// through the BenchStates::kCount states.
+template <typename F>
+void add_state_benchmark(const std::string& name, F body) {
+  benchmark::RegisterBenchmark(name.c_str(), [body](benchmark::State& st) {
+    std::size_t i = 0;
+    for (auto _ : st) {
+      body(i);
+      benchmark::ClobberMemory();
+      i = (i + 1) % BenchStates::kCount;
+    }
+  })->Unit(benchmark::kNanosecond);
+}
+
+/// "KEY/CALL": the name of benchmark `call` of a case whose spec has a key (bench_constrained,
+/// bench_activation).
+template <typename Case>
+std::string case_bench_name(const Case& c, const std::string& call) {
+  return std::string(c.spec->key) + "/" + call;
+}
+
+/// add_state_benchmark under the name case_bench_name(c, call).
+template <typename Case, typename F>
+void add_case_benchmark(const Case& c, const std::string& call, F body) {
+  add_state_benchmark(case_bench_name(c, call), body);
 }
 
 /// The command line of a bench_* program: `defaults` (Google Benchmark flags) come first so

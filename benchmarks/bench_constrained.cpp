@@ -14,22 +14,21 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <map>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "articula/articula.hpp"
 #include "bench_common.hpp"
+#include "bench_main.hpp"
 #include "held_panda.hpp"
 #include "held_pendulum3r.hpp"
 #include "held_solo12.hpp"
 #include "held_talos.hpp"
 #include "held_ur5.hpp"
 #include "peer.hpp"
+#include "peer_problem.hpp"
 #ifdef ARTICULA_HAVE_MUJOCO
 #include "peer_mujoco_constrained.hpp"
 #endif
@@ -43,15 +42,14 @@ using articula::VectorX;
 namespace ab = articula::bench;
 
 constexpr std::size_t kStates = BenchStates::kCount;  // the states of bench_common.hpp
-constexpr unsigned kSeed = BenchStates::kSeed;
+
+// The case's generated kernel (`articula codegen --hold`, the same frames; CMakeLists.txt).
+using GeneratedDynamics = articula::ConstrainedKernel;
 
 struct HeldFrame {
   const char* frame;
   bool weld;  // weld (6 rows) or point (3 rows)
 };
-
-// The case's generated kernel (`articula codegen --hold`, the same frames; CMakeLists.txt).
-using GeneratedDynamics = articula::ConstrainedKernel;
 
 struct CaseSpec {
   const char* key;
@@ -143,47 +141,15 @@ std::unique_ptr<Case> make_case(const CaseSpec& spec) {
   c->ws = std::make_unique<articula::ConstrainedWorkspace>(m, rows);
   c->zero = VectorX::Zero(m.nv);
 
-  // The states of bench_dynamics (bench_common.hpp; a is dropped).
+  // The states of bench_dynamics (bench_common.hpp; a is dropped) and the peer's problem:
+  // joints by name, states in articula's conventions (peer_problem.hpp), frames by body.
   BenchStates states = bench_states(m);
+  std::string unsupported;
+  const ab::PeerProblem p =
+      ab::peer_problem(spec.key, path, spec.base == BaseType::Floating, m, states, false, unsupported);
   c->q = std::move(states.q);
   c->v = std::move(states.v);
   c->tau = std::move(states.tau);
-
-  // The peer's problem: joints by name, states in articula's conventions, frames by body.
-  ab::PeerProblem p;
-  p.key = spec.key;
-  p.urdf_path = path;
-  p.floating = spec.base == BaseType::Floating;
-  p.nq = m.nq;
-  p.nv = m.nv;
-  p.nstates = kStates;
-  std::string unsupported;
-  for (int j = 0; j < m.njoints; ++j) {
-    const auto ju = static_cast<std::size_t>(j);
-    ab::PeerJoint pj;
-    pj.name = m.joint_names[ju];
-    pj.idx_q = m.idx_q[ju];
-    pj.idx_v = m.idx_v[ju];
-    switch (m.joint_types[ju]) {
-      case articula::JointType::FreeFlyer:
-        pj.kind = ab::PeerJoint::Kind::FreeFlyer;
-        p.root_link = m.body_names[ju];
-        break;
-      case articula::JointType::Revolute:
-      case articula::JointType::Continuous:
-      case articula::JointType::Prismatic:
-        pj.kind = ab::PeerJoint::Kind::Scalar;
-        break;
-      default:
-        unsupported = pj.name;
-    }
-    p.joints.push_back(pj);
-  }
-  for (std::size_t i = 0; i < kStates; ++i) {
-    p.q.insert(p.q.end(), c->q[i].data(), c->q[i].data() + m.nq);
-    p.v.insert(p.v.end(), c->v[i].data(), c->v[i].data() + m.nv);
-    p.tau.insert(p.tau.end(), c->tau[i].data(), c->tau[i].data() + m.nv);
-  }
 #ifdef ARTICULA_HAVE_MUJOCO
   // MuJoCo fuses fixed links into their parent body, as articula does: the equality is
   // attached to the body carrying the frame, at the frame's origin in that body.
@@ -324,26 +290,12 @@ void sanity_check(std::vector<std::unique_ptr<Case>>& cases) {
 
 // ---------------------------------------------------------------- timing
 
-std::string bench_name(const Case& c, const std::string& call) { return std::string(c.spec->key) + "/" + call; }
-
-template <typename F>
-void add(const std::string& name, F body) {
-  benchmark::RegisterBenchmark(name.c_str(), [body](benchmark::State& st) {
-    std::size_t i = 0;
-    for (auto _ : st) {
-      body(i);
-      benchmark::ClobberMemory();
-      i = (i + 1) % kStates;
-    }
-  })->Unit(benchmark::kNanosecond);
-}
-
 void register_benchmarks(std::vector<std::unique_ptr<Case>>& cases) {
   for (auto& cp : cases) {
     Case* c = cp.get();
     for (const auto& mr : kMethods) {
       const ConstrainedMethod method = mr.method;
-      add(bench_name(*c, std::string("articula:") + mr.tag), [c, method](std::size_t i) {
+      add_case_benchmark(*c, std::string("articula:") + mr.tag, [c, method](std::size_t i) {
         const articula::SolveReport r = solve(*c, i, method);
         benchmark::DoNotOptimize(r.status);
         benchmark::DoNotOptimize(c->data->ddq.data());
@@ -353,24 +305,26 @@ void register_benchmarks(std::vector<std::unique_ptr<Case>>& cases) {
       solve(*c, 0, ConstrainedMethod::RangeSpace);
       generated_inputs(*c);
     }
-    add(bench_name(*c, "articula:codegen"), [c](std::size_t i) { benchmark::DoNotOptimize(solve_generated(*c, i)); });
-    add(bench_name(*c, "articula:aba"), [c](std::size_t i) {
+    add_case_benchmark(*c, "articula:codegen",
+                       [c](std::size_t i) { benchmark::DoNotOptimize(solve_generated(*c, i)); });
+    add_case_benchmark(*c, "articula:aba", [c](std::size_t i) {
       benchmark::DoNotOptimize(articula::aba(c->model, *c->data, c->q[i], c->v[i], c->tau[i]).data());
     });
     // Pieces of the constrained call, to see where its time goes.
-    add(bench_name(*c, "piece:rows"), [c](std::size_t i) {
+    add_case_benchmark(*c, "piece:rows", [c](std::size_t i) {
       c->set->compute_rows(c->model, *c->data, c->q[i], c->v[i]);
       benchmark::DoNotOptimize(c->set->J().data());
     });
-    add(bench_name(*c, "piece:crba"),
-        [c](std::size_t i) { benchmark::DoNotOptimize(articula::crba(c->model, *c->data, c->q[i]).data()); });
-    add(bench_name(*c, "piece:bias"), [c](std::size_t i) {
+    add_case_benchmark(*c, "piece:crba", [c](std::size_t i) {
+      benchmark::DoNotOptimize(articula::crba(c->model, *c->data, c->q[i]).data());
+    });
+    add_case_benchmark(*c, "piece:bias", [c](std::size_t i) {
       benchmark::DoNotOptimize(articula::rnea(c->model, *c->data, c->q[i], c->v[i], c->zero).data());
     });
 #ifdef ARTICULA_HAVE_MUJOCO
     if (c->peer) {
       ab::ConstrainedPeer* peer = c->peer.get();
-      add(bench_name(*c, std::string(peer->key()) + ":mj_forward"), [peer](std::size_t i) { peer->run(i); });
+      add_case_benchmark(*c, std::string(peer->key()) + ":mj_forward", [peer](std::size_t i) { peer->run(i); });
     }
 #endif
   }
@@ -379,33 +333,29 @@ void register_benchmarks(std::vector<std::unique_ptr<Case>>& cases) {
 std::string fmt_us(double us) { return bench_fmt(us, us < 10 ? "%.2f" : "%.1f", "skipped"); }
 
 void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collector& col) {
-  std::printf("\n## Summary: median CPU time per call in µs (%zu states cycled, fixed seed %u)\n\n", kStates, kSeed);
-  print_bench_build();
-  std::printf(
+  print_summary_heading(
+      "median CPU time per call in µs " + bench_states_cycled(),
       "| case | nv | rows | kkt | range | null | auto | codegen | ABA (no rows) | MuJoCo 2.2.2 soft | "
-      "MuJoCo / articula best | Pinocchio clang 14 (quoted) | Pinocchio / articula best | Pinocchio / codegen |\n");
-  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+      "MuJoCo / articula best | Pinocchio clang 14 (quoted) | Pinocchio / articula best | Pinocchio / codegen |\n",
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const auto& cp : cases) {
     const Case& c = *cp;
     double best = std::nan("");
     std::string cells;
     for (const auto& mr : kMethods) {
-      const double t = col.micros(bench_name(c, std::string("articula:") + mr.tag));
-      if (!std::isnan(t) && (std::isnan(best) || t < best)) best = t;
+      const double t = col.micros(case_bench_name(c, std::string("articula:") + mr.tag));
+      bench_keep_min(best, t);
       cells += " " + fmt_us(t) + " |";
     }
-    const double gen = col.micros(bench_name(c, "articula:codegen"));
-    const double aba = col.micros(bench_name(c, "articula:aba"));
-    const double mj = col.micros(bench_name(c, "mujoco:mj_forward"));
-    if (!std::isnan(gen) && (std::isnan(best) || gen < best)) best = gen;
-    char r_mj[32] = "—", r_pin[32] = "—", r_gen[32] = "—";
-    if (!std::isnan(mj) && !std::isnan(best)) std::snprintf(r_mj, sizeof r_mj, "%.2f", mj / best);
-    const double pin = std::strcmp(c.spec->pinocchio, "—") == 0 ? std::nan("") : std::atof(c.spec->pinocchio);
-    if (!std::isnan(pin) && !std::isnan(best)) std::snprintf(r_pin, sizeof r_pin, "%.2f", pin / best);
-    if (!std::isnan(pin) && !std::isnan(gen)) std::snprintf(r_gen, sizeof r_gen, "%.2f", pin / gen);
+    const double gen = col.micros(case_bench_name(c, "articula:codegen"));
+    const double aba = col.micros(case_bench_name(c, "articula:aba"));
+    const double mj = col.micros(case_bench_name(c, "mujoco:mj_forward"));
+    bench_keep_min(best, gen);
+    const double pin = bench_quoted(c.spec->pinocchio);
     std::printf("| %s | %d | %d |%s %s | %s | %s | %s | %s | %s | %s |\n", c.spec->key, c.model.nv, c.set->dim(),
-                cells.c_str(), fmt_us(gen).c_str(), fmt_us(aba).c_str(), fmt_us(mj).c_str(), r_mj, c.spec->pinocchio,
-                r_pin, r_gen);
+                cells.c_str(), fmt_us(gen).c_str(), fmt_us(aba).c_str(), fmt_us(mj).c_str(),
+                bench_ratio(mj, best).c_str(), c.spec->pinocchio, bench_ratio(pin, best).c_str(),
+                bench_ratio(pin, gen).c_str());
   }
   std::printf(
       "\nPieces of the articula call (µs): rows = ConstraintSet::compute_rows (kinematics at v̇ = 0, "
@@ -415,16 +365,17 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
       "|\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const auto& cp : cases) {
     const Case& c = *cp;
-    const double rows = col.micros(bench_name(c, "piece:rows")), crba = col.micros(bench_name(c, "piece:crba")),
-                 bias = col.micros(bench_name(c, "piece:bias"));
+    const double rows = col.micros(case_bench_name(c, "piece:rows")),
+                 crba = col.micros(case_bench_name(c, "piece:crba")),
+                 bias = col.micros(case_bench_name(c, "piece:bias"));
     const double sum = rows + crba + bias;
     std::printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", c.spec->key, fmt_us(rows).c_str(), fmt_us(crba).c_str(),
                 fmt_us(bias).c_str(), fmt_us(sum).c_str(),
-                fmt_us(col.micros(bench_name(c, "articula:range")) - sum).c_str(),
-                fmt_us(col.micros(bench_name(c, "articula:null")) - sum).c_str(),
-                fmt_us(col.micros(bench_name(c, "articula:kkt")) - sum).c_str());
+                fmt_us(col.micros(case_bench_name(c, "articula:range")) - sum).c_str(),
+                fmt_us(col.micros(case_bench_name(c, "articula:null")) - sum).c_str(),
+                fmt_us(col.micros(case_bench_name(c, "articula:kkt")) - sum).c_str());
   }
-  std::printf("\nWhat one timed call includes (every call sets its state, cycling through the %zu states):\n", kStates);
+  print_includes_heading();
   std::printf(
       "- articula kkt/range/null/auto: constrained_forward_dynamics(model, data, ws, set, q, v, tau, {}, "
       "method) = ConstraintSet::compute_rows (forward kinematics at v̇ = 0, joint Jacobians, frame "
@@ -471,28 +422,8 @@ void print_setup(const std::vector<std::unique_ptr<Case>>& cases) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const BenchCommandLine cl(argc, argv, {"--benchmark_repetitions=5", "--benchmark_display_aggregates_only=true", "--benchmark_min_time=0.1"}, {"--check_only", "--no_check"});
-  if (!cl.ok()) return 1;
-  const bool check_only = cl.has("--check_only");
-  const bool no_check = cl.has("--no_check");
-
-  std::vector<std::unique_ptr<Case>> cases;
-  for (const auto& spec : case_specs()) {
-    try {
-      cases.push_back(make_case(spec));
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "bench_constrained: cannot set up %s: %s\n", spec.key, e.what());
-      return 1;
-    }
-  }
-  print_setup(cases);
-  if (!no_check) sanity_check(cases);
-  if (check_only) return 0;
-
-  register_benchmarks(cases);
-  Collector collector;
-  run_benchmarks(collector);
-  print_summary(cases, collector);
-  benchmark::Shutdown();
-  return 0;
+  return bench_main(
+      argc, argv, "bench_constrained", {"--check_only", "--no_check"}, case_specs(), make_case,
+      [](const CaseSpec& s) { return std::string("set up ") + s.key; },
+      BenchSteps{print_setup, sanity_check, register_benchmarks, print_summary});
 }

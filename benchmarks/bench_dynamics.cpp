@@ -12,22 +12,21 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <map>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "articula/articula.hpp"
 #include "bench_common.hpp"
+#include "bench_main.hpp"
 #include "bench_panda.hpp"
 #include "bench_pendulum3r.hpp"
 #include "bench_solo12.hpp"
 #include "bench_talos.hpp"
 #include "bench_ur5.hpp"
 #include "peer.hpp"
+#include "peer_problem.hpp"
 #ifdef ARTICULA_HAVE_MUJOCO
 #include "peer_mujoco.hpp"
 #endif
@@ -43,7 +42,6 @@ using articula::VectorX;
 namespace ab = articula::bench;
 
 constexpr std::size_t kStates = BenchStates::kCount;  // the states of bench_common.hpp
-constexpr unsigned kSeed = BenchStates::kSeed;
 
 // The generated kernels of a model (`articula codegen`, written at build time; CMakeLists.txt).
 struct Generated {
@@ -123,49 +121,19 @@ std::unique_ptr<Case> make_case(const ModelSpec& spec) {
   c->data = std::make_unique<articula::Data>(c->model);
   const articula::Model& m = c->model;
 
-  // The states (bench_common.hpp).
+  // The states (bench_common.hpp), also the peers' (peer_problem.hpp).
   BenchStates states = bench_states(m);
+  std::string unsupported;
+  c->problem = ab::peer_problem(spec.key, path, spec.base == BaseType::Floating, m, states, true, unsupported);
+  const ab::PeerProblem& p = c->problem;
   c->q = std::move(states.q);
   c->v = std::move(states.v);
   c->a = std::move(states.a);
   c->tau = std::move(states.tau);
 
-  ab::PeerProblem& p = c->problem;
-  p.key = spec.key;
-  p.urdf_path = path;
-  p.floating = spec.base == BaseType::Floating;
-  p.nq = m.nq;
-  p.nv = m.nv;
-  p.nstates = kStates;
-  std::string unsupported;
-  for (int j = 0; j < m.njoints; ++j) {
-    ab::PeerJoint pj;
-    pj.name = m.joint_names[static_cast<std::size_t>(j)];
-    pj.idx_q = m.idx_q[static_cast<std::size_t>(j)];
-    pj.idx_v = m.idx_v[static_cast<std::size_t>(j)];
-    switch (m.joint_types[static_cast<std::size_t>(j)]) {
-      case articula::JointType::FreeFlyer:
-        pj.kind = ab::PeerJoint::Kind::FreeFlyer;
-        p.root_link = m.body_names[static_cast<std::size_t>(j)];
-        break;
-      case articula::JointType::Revolute:
-      case articula::JointType::Continuous:
-      case articula::JointType::Prismatic:
-        pj.kind = ab::PeerJoint::Kind::Scalar;
-        break;
-      default:
-        unsupported = pj.name;
-    }
-    p.joints.push_back(pj);
-  }
-  for (std::size_t i = 0; i < kStates; ++i) {
-    p.q.insert(p.q.end(), c->q[i].data(), c->q[i].data() + m.nq);
-    p.v.insert(p.v.end(), c->v[i].data(), c->v[i].data() + m.nv);
-    p.a.insert(p.a.end(), c->a[i].data(), c->a[i].data() + m.nv);
-    p.tau.insert(p.tau.end(), c->tau[i].data(), c->tau[i].data() + m.nv);
-  }
-
-  auto attach = [&](const char* engine, auto factory, const char* missing) {
+  // A peer slot: factory(p), or skipped with `missing` (the engine not found at configure time).
+  auto attach = [&](const char* engine, std::unique_ptr<ab::Peer> (*factory)(const ab::PeerProblem&),
+                    const char* missing) {
     PeerSlot slot;
     slot.engine = engine;
     if (missing != nullptr) {
@@ -182,20 +150,14 @@ std::unique_ptr<Case> make_case(const ModelSpec& spec) {
     c->peers.push_back(std::move(slot));
   };
 #ifdef ARTICULA_HAVE_MUJOCO
-  attach(
-      "MuJoCo 2.2.2", [](const ab::PeerProblem& pp) { return ab::make_mujoco_peer(pp); }, nullptr);
+  attach("MuJoCo 2.2.2", &ab::make_mujoco_peer, nullptr);
 #else
-  attach(
-      "MuJoCo 2.2.2", [](const ab::PeerProblem&) { return std::unique_ptr<ab::Peer>(); },
-      "not found at configure time (mujoco/mujoco.h + libmujoco)");
+  attach("MuJoCo 2.2.2", nullptr, "not found at configure time (mujoco/mujoco.h + libmujoco)");
 #endif
 #ifdef ARTICULA_HAVE_DART
-  attach(
-      "DART 6.12", [](const ab::PeerProblem& pp) { return ab::make_dart_peer(pp); }, nullptr);
+  attach("DART 6.12", &ab::make_dart_peer, nullptr);
 #else
-  attach(
-      "DART 6.12", [](const ab::PeerProblem&) { return std::unique_ptr<ab::Peer>(); },
-      "not found at configure time (pkg-config dart + libdart-utils-urdf)");
+  attach("DART 6.12", nullptr, "not found at configure time (pkg-config dart + libdart-utils-urdf)");
 #endif
   return c;
 }
@@ -273,75 +235,34 @@ std::string bench_name(const Case& c, ab::Quantity q, const std::string& engine_
 void register_benchmarks(const std::vector<std::unique_ptr<Case>>& cases) {
   for (const auto& cp : cases) {
     Case* c = cp.get();
-    benchmark::RegisterBenchmark(
-        bench_name(*c, ab::Quantity::InverseDynamics, "articula:rnea").c_str(),
-        [c](benchmark::State& st) {
-          std::size_t i = 0;
-          for (auto _ : st) {
-            benchmark::DoNotOptimize(articula::rnea(c->model, *c->data, c->q[i], c->v[i], c->a[i]).data());
-            benchmark::ClobberMemory();
-            i = (i + 1) % kStates;
-          }
-        })
-        ->Unit(benchmark::kNanosecond);
-    benchmark::RegisterBenchmark(bench_name(*c, ab::Quantity::MassMatrix, "articula:crba").c_str(),
-                                 [c](benchmark::State& st) {
-                                   std::size_t i = 0;
-                                   for (auto _ : st) {
-                                     benchmark::DoNotOptimize(articula::crba(c->model, *c->data, c->q[i]).data());
-                                     benchmark::ClobberMemory();
-                                     i = (i + 1) % kStates;
-                                   }
-                                 })
-        ->Unit(benchmark::kNanosecond);
-    benchmark::RegisterBenchmark(
-        bench_name(*c, ab::Quantity::ForwardDynamics, "articula:aba").c_str(),
-        [c](benchmark::State& st) {
-          std::size_t i = 0;
-          for (auto _ : st) {
-            benchmark::DoNotOptimize(articula::aba(c->model, *c->data, c->q[i], c->v[i], c->tau[i]).data());
-            benchmark::ClobberMemory();
-            i = (i + 1) % kStates;
-          }
-        })
-        ->Unit(benchmark::kNanosecond);
+    add_state_benchmark(bench_name(*c, ab::Quantity::InverseDynamics, "articula:rnea"), [c](std::size_t i) {
+      benchmark::DoNotOptimize(articula::rnea(c->model, *c->data, c->q[i], c->v[i], c->a[i]).data());
+    });
+    add_state_benchmark(bench_name(*c, ab::Quantity::MassMatrix, "articula:crba"), [c](std::size_t i) {
+      benchmark::DoNotOptimize(articula::crba(c->model, *c->data, c->q[i]).data());
+    });
+    add_state_benchmark(bench_name(*c, ab::Quantity::ForwardDynamics, "articula:aba"), [c](std::size_t i) {
+      benchmark::DoNotOptimize(articula::aba(c->model, *c->data, c->q[i], c->v[i], c->tau[i]).data());
+    });
+    // The generated kernels: one call per iteration on the state's arrays.
     const Generated g = c->spec.generated;
     const std::size_t nv = static_cast<std::size_t>(c->model.nv);
     auto out = std::make_shared<std::vector<double>>(nv * nv, 0.0);
-    // The generated kernels: one call per iteration on the state's arrays.
-    auto add_codegen = [&](ab::Quantity q, const char* call, auto body) {
-      benchmark::RegisterBenchmark(bench_name(*c, q, call).c_str(), [c, body](benchmark::State& st) {
-        std::size_t i = 0;
-        for (auto _ : st) {
-          body(*c, i);
-          benchmark::ClobberMemory();
-          i = (i + 1) % kStates;
-        }
-      })->Unit(benchmark::kNanosecond);
-    };
-    add_codegen(ab::Quantity::InverseDynamics, "articula:codegen_rnea", [g, out](const Case& k, std::size_t i) {
-      g.rnea(k.q[i].data(), k.v[i].data(), k.a[i].data(), out->data());
-    });
-    add_codegen(ab::Quantity::MassMatrix, "articula:codegen_crba",
-                [g, out](const Case& k, std::size_t i) { g.crba(k.q[i].data(), out->data()); });
-    add_codegen(ab::Quantity::ForwardDynamics, "articula:codegen_aba", [g, out](const Case& k, std::size_t i) {
-      g.aba(k.q[i].data(), k.v[i].data(), k.tau[i].data(), out->data());
-    });
+    add_state_benchmark(
+        bench_name(*c, ab::Quantity::InverseDynamics, "articula:codegen_rnea"),
+        [c, g, out](std::size_t i) { g.rnea(c->q[i].data(), c->v[i].data(), c->a[i].data(), out->data()); });
+    add_state_benchmark(bench_name(*c, ab::Quantity::MassMatrix, "articula:codegen_crba"),
+                        [c, g, out](std::size_t i) { g.crba(c->q[i].data(), out->data()); });
+    add_state_benchmark(
+        bench_name(*c, ab::Quantity::ForwardDynamics, "articula:codegen_aba"),
+        [c, g, out](std::size_t i) { g.aba(c->q[i].data(), c->v[i].data(), c->tau[i].data(), out->data()); });
     for (const auto& slot : c->peers) {
       if (!slot.peer) continue;
       ab::Peer* peer = slot.peer.get();
       const auto& ops = peer->ops();
-      for (std::size_t op = 0; op < ops.size(); ++op) {
-        const std::string name = bench_name(*c, ops[op].quantity, std::string(peer->key()) + ":" + ops[op].label);
-        benchmark::RegisterBenchmark(name.c_str(), [peer, op](benchmark::State& st) {
-          std::size_t i = 0;
-          for (auto _ : st) {
-            peer->run(op, i);
-            benchmark::ClobberMemory();
-            i = (i + 1) % kStates;
-          }
-        })->Unit(benchmark::kNanosecond);
-      }
+      for (std::size_t op = 0; op < ops.size(); ++op)
+        add_state_benchmark(bench_name(*c, ops[op].quantity, std::string(peer->key()) + ":" + ops[op].label),
+                            [peer, op](std::size_t i) { peer->run(op, i); });
     }
   }
 }
@@ -349,12 +270,11 @@ void register_benchmarks(const std::vector<std::unique_ptr<Case>>& cases) {
 std::string fmt_us(double us) { return bench_fmt(us, us < 10 ? "%.3f µs" : "%.1f µs", "skipped"); }
 
 void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collector& col) {
-  std::printf("\n## Summary: median CPU time per call (%zu states cycled, fixed seed %u)\n\n", kStates, kSeed);
-  print_bench_build();
-  std::printf(
-      "| model | quantity | articula | articula codegen | MuJoCo 2.2.2 | DART 6.12 | best peer / articula |"
-      " best peer / codegen | Pinocchio 3.7 clang 14 (PEERS.md, quoted) | Pinocchio / codegen |\n");
-  std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  print_summary_heading("median CPU time per call " + bench_states_cycled(),
+                        "| model | quantity | articula | articula codegen | MuJoCo 2.2.2 | DART 6.12 | best peer / "
+                        "articula | best peer / codegen | Pinocchio 3.7 clang 14 (PEERS.md, quoted) | Pinocchio / "
+                        "codegen |\n",
+                        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const auto& c : cases) {
     for (int qi = 0; qi < 3; ++qi) {
       const auto q = static_cast<ab::Quantity>(qi);
@@ -370,19 +290,14 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
           if (op.quantity != q || !op.primary) continue;
           const double t = col.micros(bench_name(*c, q, std::string(slot.peer->key()) + ":" + op.label));
           cells[s] = fmt_us(t);
-          if (!std::isnan(t) && (std::isnan(best) || t < best)) best = t;
+          bench_keep_min(best, t);
         }
       }
-      auto ratio = [](double num, double den) {
-        char buf[32] = "—";
-        if (!std::isnan(num) && !std::isnan(den) && den > 0) std::snprintf(buf, sizeof buf, "%.2f", num / den);
-        return std::string(buf);
-      };
       const std::string pin = pinocchio_quote(c->spec.key, q);
-      const double pin_us = pin == "—" ? std::nan("") : std::strtod(pin.c_str(), nullptr);
       std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", c->spec.key, kQuantityName[qi],
                   fmt_us(art).c_str(), fmt_us(gen).c_str(), cells[0].c_str(), cells[1].c_str(),
-                  ratio(best, art).c_str(), ratio(best, gen).c_str(), pin.c_str(), ratio(pin_us, gen).c_str());
+                  bench_ratio(best, art).c_str(), bench_ratio(best, gen).c_str(), pin.c_str(),
+                  bench_ratio(bench_quoted(pin), gen).c_str());
     }
   }
 
@@ -405,7 +320,7 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
       }
     }
 
-  std::printf("\nWhat one timed call includes (every call sets its state, cycling through the %zu states):\n", kStates);
+  print_includes_heading();
   for (int qi = 0; qi < 3; ++qi) std::printf("- articula %s: %s\n", kQuantityName[qi], kArticulaIncludes[qi]);
   std::printf("- articula codegen: %s\n", kCodegenIncludes);
   std::map<std::string, bool> seen;
@@ -440,27 +355,8 @@ void print_setup(const std::vector<std::unique_ptr<Case>>& cases) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const BenchCommandLine cl(argc, argv, {"--benchmark_repetitions=5", "--benchmark_display_aggregates_only=true", "--benchmark_min_time=0.1"}, {"--check_only"});
-  if (!cl.ok()) return 1;
-  const bool check_only = cl.has("--check_only");
-
-  std::vector<std::unique_ptr<Case>> cases;
-  for (const auto& spec : kModels) {
-    try {
-      cases.push_back(make_case(spec));
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "bench_dynamics: cannot load %s: %s\n", spec.file, e.what());
-      return 1;
-    }
-  }
-  print_setup(cases);
-  sanity_check(cases);
-  if (check_only) return 0;
-
-  register_benchmarks(cases);
-  Collector collector;
-  run_benchmarks(collector);
-  print_summary(cases, collector);
-  benchmark::Shutdown();
-  return 0;
+  return bench_main(
+      argc, argv, "bench_dynamics", {"--check_only"}, kModels, make_case,
+      [](const ModelSpec& s) { return std::string("load ") + s.file; },
+      BenchSteps{print_setup, sanity_check, register_benchmarks, print_summary});
 }

@@ -32,6 +32,7 @@
 #include "articula/articula.hpp"
 #include "bench_common.hpp"
 #include "peer.hpp"
+#include "peer_problem.hpp"
 #include "sim_talos_feet.hpp"
 #include "talos_feet.hpp"
 #ifdef ARTICULA_HAVE_MUJOCO
@@ -271,20 +272,7 @@ void make_peer(Case& c) {
   s.nv = m.nv;
   s.dt = c.dt;
   s.duration = c.duration;
-  for (articula::Index j = 0; j < m.njoints; ++j) {
-    const auto ju = static_cast<std::size_t>(j);
-    ab::PeerJoint pj;
-    pj.name = m.joint_names[ju];
-    pj.idx_q = m.idx_q[ju];
-    pj.idx_v = m.idx_v[ju];
-    if (m.joint_types[ju] == articula::JointType::FreeFlyer) {
-      pj.kind = ab::PeerJoint::Kind::FreeFlyer;
-      s.root_link = m.body_names[ju];
-    } else {
-      pj.kind = ab::PeerJoint::Kind::Scalar;
-    }
-    s.joints.push_back(pj);
-  }
+  s.joints = ab::peer_joints(m, s.root_link);  // (every joint other than the free flyer: Scalar)
   s.q0.assign(c.q0.data(), c.q0.data() + c.q0.size());
   s.v0.assign(c.v0.data(), c.v0.data() + c.v0.size());
   for (const auto& [joint, target] : c.pd_targets) {
@@ -515,12 +503,11 @@ void register_benchmarks(std::vector<std::unique_ptr<Case>>& cases) {
 std::string fmt(double x, const char* f = "%.3g") { return bench_fmt(x, f); }
 
 void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collector& col) {
-  std::printf("\n## Summary: real-time factor = simulated s / wall s (median over repetitions)\n\n");
-  print_bench_build();
-  std::printf(
+  print_summary_heading(
+      "real-time factor = simulated s / wall s (median over repetitions)",
       "| case | log | articula RTF | articula steps/s | articula ms/run | MuJoCo RTF | MuJoCo steps/s | MuJoCo ms/run "
-      "| articula / MuJoCo | rhs evaluations articula (RunResult / made) / MuJoCo |\n");
-  std::printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+      "| articula / MuJoCo | rhs evaluations articula (RunResult / made) / MuJoCo |\n",
+      "|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
   for (const auto& cp : cases) {
     const Case& c = *cp;
     for (LogMode mode : {LogMode::Csv, LogMode::Off}) {

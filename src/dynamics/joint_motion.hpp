@@ -98,6 +98,25 @@ ARTICULA_ALWAYS_INLINE void add_axis_velocity_product(bool revolute, int k, cons
   }
 }
 
+/// The axis fast path of a root-to-leaves pass for joint i about ±e_k (k = joint_axis_index ≥ 0),
+/// on its body's motions carried over from the parent (v = ⁱX_λ v_λ, a = ⁱX_λ a_λ): S q̇ = σ q̇ e_k
+/// and S q̈ = σ q̈ e_k sit in the angular (revolute) or linear (prismatic) half, so v += S q̇ and
+/// a += S q̈ + v × S q̇ (add_axis_velocity_product) each touch single components (RBDA eqs. 4.7–4.8).
+/// with_velocity = false: a += S q̈ only (v untouched); a = nullptr: v only; qdd = nullptr: q̈ = 0.
+template <bool with_velocity, typename S>
+ARTICULA_ALWAYS_INLINE void add_axis_joint_motion(const Model& model, Index i, int k, const S& qd, const S* qdd,
+                                                  MotionTpl<S>& v, MotionTpl<S>* a) {
+  const double sign = model.axes[i][k];
+  const bool revolute = is_revolute(model.joint_types[i]);
+  S wq{};
+  if constexpr (with_velocity) wq = sign * qd;  // before σ q̈: the generated code's order of temporaries
+  if (a != nullptr && qdd != nullptr) (revolute ? a->w : a->v)[k] += sign * *qdd;
+  if constexpr (with_velocity) {
+    (revolute ? v.w : v.v)[k] += wq;
+    if (a != nullptr) add_axis_velocity_product(revolute, k, wq, v, *a);
+  }
+}
+
 /// World-frame motion subspace columns J_i = ⁰X_i S_i (the joint's columns of the joint
 /// Jacobian, as update_joint_jacobians()), written into J.middleCols(idx_v[i], nv_i).
 /// Revolute: [p × R a; R a]; prismatic: [R a; 0] (RBDA eq. 2.24 applied to S).

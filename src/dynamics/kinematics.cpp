@@ -23,24 +23,20 @@ ARTICULA_FLATTEN void kinematics_pass(const Model& model, Data& data, VectorRef 
       const int iv = model.idx_v[i];
       if (k >= 0) {
         // Axis ±e_k: S q̇ has one entry σ q̇ in the angular (revolute) or linear (prismatic)
-        // half, and v_i × S q̇ is a swap of two components (add_axis_velocity_product).
-        const double sign = model.axes[i][k];
-        const double wq = sign * v[iv];
-        const bool revolute = is_revolute(model.joint_types[i]);
+        // half, and v_i × S q̇ is a swap of two components (add_axis_joint_motion).
         if (p == kWorld)
           vi = Motion::Zero();
         else
           vi = X.act_inv(data.v[p]);
-        (revolute ? vi.w : vi.v)[k] += wq;
+        Motion* ai = nullptr;
         if constexpr (Level >= 2) {
-          Motion& ai = data.a[i];
+          ai = &data.a[i];
           if (p == kWorld)
-            ai = Motion::Zero();
+            *ai = Motion::Zero();
           else
-            ai = X.act_inv(data.a[p]);
-          add_axis_velocity_product(revolute, k, wq, vi, ai);
-          if (a != nullptr) (revolute ? ai.w : ai.v)[k] += sign * a[iv];
+            *ai = X.act_inv(data.a[p]);
         }
+        add_axis_joint_motion<true>(model, i, k, v[iv], a != nullptr ? a + iv : nullptr, vi, ai);
         continue;
       }
       const Eigen::Map<const VectorX> vv(v, model.nv);

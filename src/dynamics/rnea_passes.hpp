@@ -65,14 +65,8 @@ ARTICULA_FLATTEN static void rnea_passes(const Model& model, W& data, Q q, V v, 
     const int k = joint_axis_index(model, i);
     const int iv = model.idx_v[i];
     if (k >= 0) {
-      const double sign = model.axes[i][k];
-      const S wq = sign * v[iv];
-      const bool revolute = is_revolute(model.joint_types[i]);
-      (revolute ? ai.w : ai.v)[k] += sign * a[iv];
-      if (with_velocity) {
-        (revolute ? vi.w : vi.v)[k] += wq;
-        add_axis_velocity_product(revolute, k, wq, vi, ai);
-      }
+      const S qdd = a[iv];
+      add_axis_joint_motion<with_velocity, S>(model, i, k, v[iv], &qdd, vi, &ai);
     } else {
       ai += joint_motion(model, i, a);
       if (with_velocity) {
