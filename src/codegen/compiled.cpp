@@ -38,6 +38,7 @@ std::string cache_key(const Model& model, const CompileOptions& o, const std::st
     }
   }
   h.text(o.external_forces ? "external forces" : "no external forces");
+  h.text(o.engine_kernels_only ? "engine kernels" : "all kernels");
   h.text(compiler);
   h.text(o.flags);
   return hex(h.value());
@@ -98,7 +99,7 @@ std::shared_ptr<CompiledKernels> load_entry(const fs::path& dir, const std::stri
   out->velocity_jump = reinterpret_cast<JumpKernel>(kernel_fn("velocity_jump"));
   out->aba_fext = reinterpret_cast<AbaFextKernel>(kernel_fn("aba_fext"));
   out->constrained_dynamics_fext = reinterpret_cast<ConstrainedFextKernel>(kernel_fn("constrained_dynamics_fext"));
-  if (!out->rnea || !out->crba || !out->aba) return why = "library without rnea / crba / aba", nullptr;
+  if (!out->aba && !out->aba_fext) return why = "library without aba", nullptr;
   out->handle = std::move(owner);
   return out;
 }
@@ -138,8 +139,11 @@ std::shared_ptr<const CompiledKernels> compile_kernels(const Model& model, const
   k->model_digest = model_digest(model);
   k->held_frames = options.held_frames;
   k->external_forces = options.external_forces;
-  if (options.external_forces && !k->aba_fext)
-    throw CompileError("compile_kernels: the library of key " + key + " has no aba_fext");
+  const bool complete = (options.engine_kernels_only || (k->rnea && k->crba && k->aba)) &&
+                        (!options.external_forces || k->aba_fext) &&
+                        (options.held_frames.empty() || k->constrained_dynamics || k->constrained_dynamics_fext);
+  if (!complete)
+    throw CompileError("compile_kernels: the library of key " + key + " lacks kernels its options ask for");
   k->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return k;
 }

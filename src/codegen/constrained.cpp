@@ -198,9 +198,9 @@ void range_space(Emitter& e, const Model& model, const SymMatrix& M, const SymMa
 
 }  // namespace
 
-ConstrainedText constrained_kernels(const Model& model, const std::vector<HeldFrame>& held, bool external_forces) {
-  ConstrainedText out;
-  if (held.empty()) return out;
+std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>& held, const KernelSelection& which,
+                                std::vector<KernelText>& kernels) {
+  if (held.empty()) return "";
   int m = 0;
   std::string list;
   for (const HeldFrame& h : held) {
@@ -231,10 +231,35 @@ ConstrainedText constrained_kernels(const Model& model, const std::vector<HeldFr
     e.raw("return true;");
     return e.take();
   };
-  const std::string cfd = dynamics(false);
-  const std::string cfd_fext = external_forces ? dynamics(true) : "";
-  // Velocity jump: S Λ = J v⁻, v⁺ = v⁻ − M⁻¹ Jᵀ Λ.
-  {
+  if (which.plain)
+    kernels.push_back(
+        {"/// Constrained forward dynamics, as articula::constrained_forward_dynamics with one FrameConstraint\n"
+         "/// per held frame: M qdd + h = tau + J^T lambda, J qdd + gamma = 0, gamma = Jdot v + kd J v + kp e.\n"
+         "/// ref: 12 numbers per held frame, the reference pose (position, then rotation column-major; a\n"
+         "/// point uses the position); kp, kd: the Baumgarte gains per held frame (0 = off). Returns false,\n"
+         "/// with qdd and lambda unspecified, when J M^-1 J^T is singular (dependent rows).\n"
+         "bool constrained_dynamics(const double* q, const double* v, const double* tau, const double* ref,\n"
+         "                          const double* kp, const double* kd, double* qdd, double* lambda);\n",
+         "\n// Constrained forward dynamics, range space (docs/solvers.md), frames held: " + list +
+             ".\nbool constrained_dynamics(const double* q, const double* v, const double* tau, const double* "
+             "ref,\n                          const double* kp, const double* kd, double* qdd, double* lambda) "
+             "{\n  (void)q, (void)v, (void)tau, (void)ref, (void)kp, (void)kd, (void)qdd, (void)lambda;\n" +
+             dynamics(false) + "}\n"});
+  if (which.fext)
+    kernels.push_back(
+        {"/// Constrained forward dynamics with external forces on the bodies (f_ext as in aba_fext; the\n"
+         "/// other arguments as constrained_dynamics).\n"
+         "bool constrained_dynamics_fext(const double* q, const double* v, const double* tau,\n"
+         "                               const double* f_ext, const double* ref, const double* kp,\n"
+         "                               const double* kd, double* qdd, double* lambda);\n",
+         "\n// Constrained forward dynamics with external forces, range space (docs/solvers.md), frames held: " + list +
+             ".\nbool constrained_dynamics_fext(const double* q, const double* v, const double* tau, const double* "
+             "f_ext,\n                               const double* ref, const double* kp, const double* kd, double* "
+             "qdd,\n                               double* lambda) {\n  (void)q, (void)v, (void)tau, (void)f_ext, "
+             "(void)ref, (void)kp, (void)kd, (void)qdd, (void)lambda;\n" +
+             dynamics(true) + "}\n"});
+  if (which.jump) {
+    // Velocity jump: S Λ = J v⁻, v⁺ = v⁻ − M⁻¹ Jᵀ Λ.
     const SymVector q = inputs("q", model.nq);
     const auto X = placements(model, q);
     const SymVector v = inputs("v_minus", nv);
@@ -250,48 +275,18 @@ ConstrainedText constrained_kernels(const Model& model, const std::vector<HeldFr
     for (int k = 0; k < nv; ++k) e.assign(at("v_plus", k), e.add(v[k], dv[k]));
     for (int r = 0; r < m; ++r) e.assign(at("Lambda", r), Lambda[r]);
     e.raw("return true;");
+    kernels.push_back(
+        {"/// The plastic velocity jump when the held frames switch on, as articula::velocity_jump (full form):\n"
+         "/// [M J^T; J 0] [v_plus - v_minus; Lambda] = [0; -J v_minus]. Returns false as constrained_dynamics.\n"
+         "bool velocity_jump(const double* q, const double* v_minus, double* v_plus, double* Lambda);\n",
+         "\n// Velocity jump at activation, full form in range space (docs/activation.md).\nbool "
+         "velocity_jump(const double* q, const double* v_minus, double* v_plus, double* Lambda) {\n  "
+         "(void)q, (void)v_minus, (void)v_plus, (void)Lambda;\n" +
+             e.take() + "}\n"});
   }
-  const std::string jump = e.take();
-  out.declarations =
-      "\n/// Frames held in the world (rows in this order): " + list +
-      ".\ninline constexpr int held_frames = " + std::to_string(held.size()) +
-      ";\ninline constexpr int m = " + std::to_string(m) +
-      ";\n"
-      "/// Constrained forward dynamics, as articula::constrained_forward_dynamics with one FrameConstraint\n"
-      "/// per held frame: M qdd + h = tau + J^T lambda, J qdd + gamma = 0, gamma = Jdot v + kd J v + kp e.\n"
-      "/// ref: 12 numbers per held frame, the reference pose (position, then rotation column-major; a\n"
-      "/// point uses the position); kp, kd: the Baumgarte gains per held frame (0 = off). Returns false,\n"
-      "/// with qdd and lambda unspecified, when J M^-1 J^T is singular (dependent rows).\n"
-      "bool constrained_dynamics(const double* q, const double* v, const double* tau, const double* ref,\n"
-      "                          const double* kp, const double* kd, double* qdd, double* lambda);\n" +
-      (external_forces ? "/// The same with external forces on the bodies (f_ext as in aba_fext).\n"
-                         "bool constrained_dynamics_fext(const double* q, const double* v, const double* tau,\n"
-                         "                               const double* f_ext, const double* ref, const double* kp,\n"
-                         "                               const double* kd, double* qdd, double* lambda);\n"
-                       : "") +
-      "/// The plastic velocity jump when the held frames switch on, as articula::velocity_jump (full form):\n"
-      "/// [M J^T; J 0] [v_plus - v_minus; Lambda] = [0; -J v_minus]. Returns false as above.\n"
-      "bool velocity_jump(const double* q, const double* v_minus, double* v_plus, double* Lambda);\n";
-  out.definitions.push_back(
-      "\n// Constrained forward dynamics, range space (docs/solvers.md), frames held: " + list +
-      ".\nbool constrained_dynamics(const double* q, const double* v, const double* tau, const double* "
-      "ref,\n                          const double* kp, const double* kd, double* qdd, double* lambda) "
-      "{\n  (void)q, (void)v, (void)tau, (void)ref, (void)kp, (void)kd, (void)qdd, (void)lambda;\n" +
-      cfd + "}\n");
-  if (external_forces)
-    out.definitions.push_back(
-        "\n// Constrained forward dynamics with external forces, range space (docs/solvers.md), frames held: " + list +
-        ".\nbool constrained_dynamics_fext(const double* q, const double* v, const double* tau, const double* f_ext,\n"
-        "                               const double* ref, const double* kp, const double* kd, double* qdd,\n"
-        "                               double* lambda) {\n  (void)q, (void)v, (void)tau, (void)f_ext, (void)ref, "
-        "(void)kp, (void)kd, (void)qdd, (void)lambda;\n" +
-        cfd_fext + "}\n");
-  out.definitions.push_back(
-      "\n// Velocity jump at activation, full form in range space (docs/activation.md).\nbool "
-      "velocity_jump(const double* q, const double* v_minus, double* v_plus, double* Lambda) {\n  "
-      "(void)q, (void)v_minus, (void)v_plus, (void)Lambda;\n" +
-      jump + "}\n");
-  return out;
+  return "\n/// Frames held in the world (rows in this order): " + list +
+         ".\ninline constexpr int held_frames = " + std::to_string(held.size()) +
+         ";\ninline constexpr int m = " + std::to_string(m) + ";\n";
 }
 
 }  // namespace articula::codegen

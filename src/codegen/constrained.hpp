@@ -9,13 +9,24 @@
 
 namespace articula::codegen {
 
-struct ConstrainedText {
-  std::string declarations;              // for NAME.hpp (empty without held frames)
-  std::vector<std::string> definitions;  // for NAME.cpp, one function each (a unit each)
+/// One generated function: its declaration (for NAME.hpp) and definition (a unit of its own).
+struct KernelText {
+  std::string declaration;
+  std::string definition;
 };
 
-/// Emits into the active Emitter (Emitter::Active). With `external_forces`, also
-/// constrained_dynamics_fext (CodegenOptions::external_forces).
-ConstrainedText constrained_kernels(const Model& model, const std::vector<HeldFrame>& held, bool external_forces);
+/// Which forms to generate: without external forces (aba, constrained_dynamics), with them
+/// (aba_fext, constrained_dynamics_fext), and the velocity jump.
+struct KernelSelection {
+  bool plain = true;
+  bool fext = false;
+  bool jump = true;
+};
+
+/// Emits the constrained kernels of `held` (none when empty) into the active Emitter
+/// (Emitter::Active) and appends them to `kernels`; returns the constants for NAME.hpp
+/// (held_frames, m).
+std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>& held, const KernelSelection& which,
+                                std::vector<KernelText>& kernels);
 
 }  // namespace articula::codegen

@@ -90,7 +90,9 @@ fs::path include_dir() {
 
 // The unit that exports the kernels: their key, and by name their addresses, and receives
 // the host's log3 (the library needs no symbol of the program that loads it).
-std::string table_unit(const std::string& name, const std::string& key, bool constrained, bool external_forces) {
+std::string table_unit(const std::string& name, const std::string& key, const CompileOptions& o) {
+  const bool constrained = !o.held_frames.empty(), all = !o.engine_kernels_only;
+  const bool plain = all || !o.external_forces, fext = o.external_forces;
   const std::string ns = "::articula::generated::" + name;
   std::string s = "// The kernel table of cache entry " + key + " (src/codegen/kernel_build.cpp).\n#include \"" + name +
                   ".hpp\"\n#include <cstring>\n";
@@ -104,10 +106,13 @@ std::string table_unit(const std::string& name, const std::string& key, bool con
   s += constrained ? "  host_log3 = reinterpret_cast<::articula::Vector3 (*)(const ::articula::Matrix3&)>(log3);\n"
                    : "  (void)log3;\n";
   s += "}\nARTICULA_EXPORT void* articula_kernel(const char* name) {\n";
-  std::vector<std::string> kernels{"rnea", "crba", "aba"};
-  if (constrained) kernels.insert(kernels.end(), {"constrained_dynamics", "velocity_jump"});
-  if (external_forces) kernels.push_back("aba_fext");
-  if (constrained && external_forces) kernels.push_back("constrained_dynamics_fext");
+  std::vector<std::string> kernels;  // as generate_kernels selects them
+  if (all) kernels.insert(kernels.end(), {"rnea", "crba"});
+  if (plain) kernels.push_back("aba");
+  if (fext) kernels.push_back("aba_fext");
+  if (constrained && plain) kernels.push_back("constrained_dynamics");
+  if (constrained && fext) kernels.push_back("constrained_dynamics_fext");
+  if (constrained && all) kernels.push_back("velocity_jump");
   for (const std::string& k : kernels)
     s += "  if (std::strcmp(name, \"" + k + "\") == 0) return reinterpret_cast<void*>(&" + ns + "::" + k + ");\n";
   return s + "  return nullptr;\n}\n";
@@ -163,6 +168,7 @@ int build_entry(const Model& model, const CompileOptions& options, const std::st
   co.origin = model.name + " (compile_kernels)";
   co.held_frames = options.held_frames;
   co.external_forces = options.external_forces;
+  co.engine_kernels_only = options.engine_kernels_only;
   const GeneratedKernels g = generate_kernels(model, name, co);
   write_text(work / (name + ".hpp"), g.header);
   std::vector<fs::path> sources;
@@ -171,7 +177,7 @@ int build_entry(const Model& model, const CompileOptions& options, const std::st
     write_text(sources.back(), g.units[u]);
   }
   sources.push_back(work / "table.cpp");
-  write_text(sources.back(), table_unit(name, key, !options.held_frames.empty(), options.external_forces));
+  write_text(sources.back(), table_unit(name, key, options));
 
   const std::vector<std::string> flags = words(options.flags);
   const std::vector<std::string> common{"-std=c++20",

@@ -183,6 +183,7 @@ CompileOptions compile_options_for(const Robot& robot) {
   CompileOptions c;
   c.held_frames = compilable_held_frames(robot);
   c.external_forces = !robot.contacts().empty();
+  c.engine_kernels_only = true;
   return c;
 }
 

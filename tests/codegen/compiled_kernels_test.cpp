@@ -71,6 +71,15 @@ TEST(CompiledKernels, MatchTheRecursionsThenLoadFromTheCache) {
   EXPECT_TRUE(forces->external_forces);
   EXPECT_NE(forces->aba_fext, nullptr);
   EXPECT_EQ(first->aba_fext, nullptr);
+  // Only what the engine calls: aba_fext alone (and the table).
+  o3.engine_kernels_only = true;
+  const auto engine = compile_kernels(model, o3);
+  EXPECT_NE(engine->key, forces->key);
+  EXPECT_EQ(engine->units, 2);
+  EXPECT_NE(engine->aba_fext, nullptr);
+  EXPECT_EQ(engine->aba, nullptr);
+  EXPECT_EQ(engine->rnea, nullptr);
+  EXPECT_EQ(engine->crba, nullptr);
 }
 
 TEST(CompiledKernels, HeldFramesMatchTheRangeSpaceSolver) {
@@ -304,7 +313,9 @@ TEST(CompiledKernels, RunCompiledWithContactsEqualsTheRuntimeRun) {
   std::string out_c, out_r;
   const auto rc = run_log(scenario, "--compiled --cache-dir '" + dir.path() + "/cache'", dir.path() + "/c", out_c);
   const auto rr = run_log(scenario, "", dir.path() + "/r", out_r);
+  // Only aba_fext (and the kernel table) is compiled: the kernels the engine calls.
   EXPECT_NE(out_c.find("kernels compiled in"), std::string::npos) << out_c;
+  EXPECT_NE(out_c.find("(2 units"), std::string::npos) << out_c;
   const auto at = out_c.find("evaluations by the compiled kernels: ");
   ASSERT_NE(at, std::string::npos) << out_c;
   long by_kernels = 0, total = 0;

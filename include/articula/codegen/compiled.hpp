@@ -25,6 +25,9 @@ struct CompileOptions {
   /// Also the kernels with external forces (CodegenOptions::external_forces), for robots with
   /// elastic contacts.
   bool external_forces = false;
+  /// Only the kernels a Simulator calls (CodegenOptions::engine_kernels_only); the others'
+  /// pointers in CompiledKernels are then null.
+  bool engine_kernels_only = false;
   /// "" → $ARTICULA_CACHE_DIR, else $XDG_CACHE_HOME/articula, else $HOME/.cache/articula.
   std::string cache_dir;
   /// "" → $CXX, else "c++" (on PATH).

@@ -55,6 +55,10 @@ struct CodegenOptions {
   /// Also `aba_fext` (and, with held frames, `constrained_dynamics_fext`): the same kernels
   /// with external forces on the bodies (the elastic contacts of the engine).
   bool external_forces = false;
+  /// Only the kernels a Simulator calls: `aba` and, with held frames, `constrained_dynamics`
+  /// — or, with external_forces, only their `_fext` forms — without rnea, crba and
+  /// velocity_jump (compile_options_for(robot) asks for this: less to compile).
+  bool engine_kernels_only = false;
 };
 
 /// Generates the kernels of `model` in namespace articula::generated::<name> (`name` must be

@@ -177,8 +177,9 @@ struct GeneratedDynamics {
 /// when every declared constraint is a FrameConstraint in the world with the weld or point
 /// mask; none otherwise (then only aba applies, while no constraint is enabled).
 std::vector<HeldFrame> compilable_held_frames(const Robot& robot);
-/// The options compile_kernels needs for `robot`: its compilable_held_frames, and the kernels
-/// with external forces when it has elastic contacts.
+/// The options compile_kernels needs for `robot`: its compilable_held_frames, the kernels with
+/// external forces when it has elastic contacts, and only the kernels the engine calls
+/// (CompileOptions::engine_kernels_only).
 CompileOptions compile_options_for(const Robot& robot);
 
 /// Owns the simulation state (in its implementation; the accessors below read it). Not
