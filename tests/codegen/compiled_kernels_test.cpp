@@ -213,6 +213,18 @@ std::vector<std::vector<double>> read_csv(const std::string& path) {
   return rows;
 }
 
+// Two logs of the same run have the same rows and every number within 1e-9 relative.
+void expect_same_log(const std::vector<std::vector<double>>& a, const std::vector<std::vector<double>>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  double worst = 0.0;
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    ASSERT_EQ(a[i].size(), b[i].size()) << "row " << i;
+    for (std::size_t j = 0; j < b[i].size(); ++j)
+      worst = std::max(worst, std::abs(a[i][j] - b[i][j]) / std::max(1.0, std::abs(b[i][j])));
+  }
+  EXPECT_LT(worst, 1e-9);
+}
+
 // A whole scenario with --compiled equals the runtime run to 1e-9 (the log's every number).
 TEST(CompiledKernels, RunCompiledEqualsTheRuntimeRun) {
   const test::ScratchDir dir("compiled_run");
@@ -232,15 +244,8 @@ TEST(CompiledKernels, RunCompiledEqualsTheRuntimeRun) {
       log = e.path().filename().string();
   ASSERT_FALSE(log.empty());
   const auto rc = read_csv(dir.path() + "/c/" + log), rr = read_csv(dir.path() + "/r/" + log);
-  ASSERT_EQ(rc.size(), rr.size());
   ASSERT_GT(rr.size(), 10u);
-  double worst = 0.0;
-  for (std::size_t i = 0; i < rr.size(); ++i) {
-    ASSERT_EQ(rc[i].size(), rr[i].size());
-    for (std::size_t j = 0; j < rr[i].size(); ++j)
-      worst = std::max(worst, std::abs(rc[i][j] - rr[i][j]) / std::max(1.0, std::abs(rr[i][j])));
-  }
-  EXPECT_LT(worst, 1e-9);
+  expect_same_log(rc, rr);
 }
 
 // The log of `articula run SCENARIO -q FLAGS -o OUT` (its rows), after checking the run succeeded.
@@ -323,15 +328,8 @@ TEST(CompiledKernels, RunCompiledWithContactsEqualsTheRuntimeRun) {
   EXPECT_EQ(by_kernels, total);
   EXPECT_GT(total, 1000);
   EXPECT_EQ(out_r.find("compiled kernels"), std::string::npos) << out_r;
-  ASSERT_EQ(rc.size(), rr.size());
   ASSERT_GT(rr.size(), 100u);
-  double worst = 0.0;
-  for (std::size_t i = 0; i < rr.size(); ++i) {
-    ASSERT_EQ(rc[i].size(), rr[i].size());
-    for (std::size_t j = 0; j < rr[i].size(); ++j)
-      worst = std::max(worst, std::abs(rc[i][j] - rr[i][j]) / std::max(1.0, std::abs(rr[i][j])));
-  }
-  EXPECT_LT(worst, 1e-9);
+  expect_same_log(rc, rr);
 }
 
 }  // namespace
