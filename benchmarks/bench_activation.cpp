@@ -24,6 +24,7 @@
 #include "held_panda.hpp"
 #include "held_solo12.hpp"
 #include "held_talos.hpp"
+#include "pinocchio_quotes.hpp"
 
 namespace {
 
@@ -50,7 +51,9 @@ struct CaseSpec {
   BaseType base;
   std::vector<Item> persistent;  // J₁ (enabled before the event; v⁻ satisfies them)
   std::vector<Item> added;       // J₂ (activated)
-  const char* pinocchio;         // impulseDynamics, clang 14 (shared/PEERS.md, quoted) or "—"
+  // The model whose Pinocchio impulseDynamics figure is quoted (pinocchio_quotes.hpp: the same
+  // frames, all rows new), or "" for none.
+  const char* pinocchio_model;
   // The generated velocity_jump holding J₁ ∪ J₂ (`articula codegen --hold`, the rows in the same
   // order), or null: the full jump over all rows, which is the same v⁺ when v⁻ satisfies J₁.
   articula::JumpKernel generated = nullptr;
@@ -64,7 +67,7 @@ const std::vector<CaseSpec>& case_specs() {
        BaseType::Floating,
        {{"left_sole_link", Kind::Weld}},
        {{"right_sole_link", Kind::Weld}},
-       "9.8",
+       "talos",
        &articula::generated::held_talos::velocity_jump},
       {"talos_0+12",
        "talos 2 welds, both new",
@@ -72,7 +75,7 @@ const std::vector<CaseSpec>& case_specs() {
        BaseType::Floating,
        {},
        {{"left_sole_link", Kind::Weld}, {"right_sole_link", Kind::Weld}},
-       "9.8",
+       "talos",
        &articula::generated::held_talos::velocity_jump},
       {"solo12_9+3",
        "solo12 4 points, HR new",
@@ -80,7 +83,7 @@ const std::vector<CaseSpec>& case_specs() {
        BaseType::Floating,
        {{"FL_FOOT", Kind::Point}, {"FR_FOOT", Kind::Point}, {"HL_FOOT", Kind::Point}},
        {{"HR_FOOT", Kind::Point}},
-       "4.3",
+       "solo12",
        &articula::generated::held_solo12::velocity_jump},
       {"solo12_0+12",
        "solo12 4 points, all new",
@@ -88,7 +91,7 @@ const std::vector<CaseSpec>& case_specs() {
        BaseType::Floating,
        {},
        {{"FL_FOOT", Kind::Point}, {"FR_FOOT", Kind::Point}, {"HL_FOOT", Kind::Point}, {"HR_FOOT", Kind::Point}},
-       "4.3",
+       "solo12",
        &articula::generated::held_solo12::velocity_jump},
       {"panda_0+6",
        "panda hand weld",
@@ -96,7 +99,7 @@ const std::vector<CaseSpec>& case_specs() {
        BaseType::Fixed,
        {},
        {{"panda_hand", Kind::Weld}},
-       "1.7",
+       "panda",
        &articula::generated::held_panda::velocity_jump},
       {"rx130_1+1",
        "rx130 lock j1, then j2",
@@ -104,7 +107,7 @@ const std::vector<CaseSpec>& case_specs() {
        BaseType::Fixed,
        {{"joint_1", Kind::Lock}},
        {{"joint_2", Kind::Lock}},
-       "—"},
+       ""},
   };
   return specs;
 }
@@ -370,12 +373,13 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
   print_summary_heading("median CPU time per call in µs " + bench_states_cycled());
   std::printf(
       "Each form cell: with rows + crba / jump alone. \"=full\": velocity_jump runs the full form "
-      "when m1 = 0. Pinocchio impulseDynamics (clang 14, shared/PEERS.md, quoted, not measured here; "
+      "when m1 = 0. Pinocchio impulseDynamics (shared/PEERS.md, quoted, not measured here; "
       "all its rows are new, i.e. the m1 = 0 problem) / articula's fastest consistent library form "
       "(full, range, projector, minimal, locks; not naive) with rows + crba.\n\n");
   std::printf(
       "| case | nv | (m1, m2) | full | range | projector | minimal | locks | naive | Auto → | rows+crba | "
-      "constrained FD (auto) | codegen | Pinocchio impulseDynamics | Pinocchio / articula | Pinocchio / codegen |\n");
+      "constrained FD (auto) | codegen | %s | Pinocchio / articula | Pinocchio / codegen |\n",
+      pinocchio_header("impulseDynamics").c_str());
   std::printf("|---|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n");
   for (const auto& cp : cases) {
     Case& c = *cp;
@@ -393,12 +397,13 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
       std::snprintf(cell, sizeof cell, " %s / %s |", fmt_us(w).c_str(), fmt_us(j).c_str());
       cells += cell;
     }
-    const double pin = bench_quoted(c.spec->pinocchio);
+    const double pin = pinocchio_us(PinocchioCall::ImpulseDynamics, c.spec->pinocchio_model);
     const double gen = c.spec->generated ? col.micros(case_bench_name(c, "codegen")) : std::nan("");
     std::printf("| %s | %d | (%d, %d) |%s %s | %s | %s | %s | %s | %s | %s |\n", c.spec->key, c.model.nv, c.m1, c.m2,
                 cells.c_str(), articula::to_string(auto_pick(c)).c_str(),
                 fmt_us(col.micros(case_bench_name(c, "piece:rows+crba"))).c_str(),
-                fmt_us(col.micros(case_bench_name(c, "cfd:auto"))).c_str(), fmt_us(gen).c_str(), c.spec->pinocchio,
+                fmt_us(col.micros(case_bench_name(c, "cfd:auto"))).c_str(), fmt_us(gen).c_str(),
+                pinocchio_cell(PinocchioCall::ImpulseDynamics, c.spec->pinocchio_model).c_str(),
                 bench_ratio(pin, best).c_str(), bench_ratio(pin, gen).c_str());
   }
   print_includes_heading();
@@ -419,6 +424,7 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
   std::printf(
       "- constrained FD: constrained_forward_dynamics(..., ConstrainedMethod::Auto) with all m1 + m2 rows "
       "enabled (rows + crba + bias forces + solve)\n");
+  std::printf("%s", pinocchio_note("Pinocchio impulseDynamics").c_str());
   std::printf("ratio > 1: articula is faster than the quoted Pinocchio figure.\n");
 }
 

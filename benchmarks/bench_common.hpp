@@ -105,11 +105,6 @@ inline std::string bench_ratio(double num, double den) {
   return bench_fmt(num / den, "%.2f");
 }
 
-/// A figure quoted in a table (e.g. Pinocchio's "1.52 (README: 1.28)": its leading number), NaN for "—".
-inline double bench_quoted(const std::string& figure) {
-  return figure == "—" ? std::nan("") : std::strtod(figure.c_str(), nullptr);
-}
-
 /// best = min(best, t), skipping a missing t (NaN); best starts as NaN.
 inline void bench_keep_min(double& best, double t) {
   if (!std::isnan(t) && (std::isnan(best) || t < best)) best = t;

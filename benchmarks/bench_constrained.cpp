@@ -29,6 +29,7 @@
 #include "held_ur5.hpp"
 #include "peer.hpp"
 #include "peer_problem.hpp"
+#include "pinocchio_quotes.hpp"
 #ifdef ARTICULA_HAVE_MUJOCO
 #include "peer_mujoco_constrained.hpp"
 #endif
@@ -56,7 +57,6 @@ struct CaseSpec {
   const char* file;
   BaseType base;
   std::vector<HeldFrame> frames;
-  const char* pinocchio;  // Pinocchio constraintDynamics, clang 14 (shared/PEERS.md, quoted)
   GeneratedDynamics generated;
 };
 
@@ -66,31 +66,22 @@ const std::vector<CaseSpec>& case_specs() {
        "talos_reduced.urdf",
        BaseType::Floating,
        {{"left_sole_link", true}, {"right_sole_link", true}},
-       "12.5",
        &articula::generated::held_talos::constrained_dynamics},
       {"solo12",
        "solo12.urdf",
        BaseType::Floating,
        {{"FL_FOOT", false}, {"FR_FOOT", false}, {"HL_FOOT", false}, {"HR_FOOT", false}},
-       "5.34",
        &articula::generated::held_solo12::constrained_dynamics},
       {"panda",
        "panda.urdf",
        BaseType::Fixed,
        {{"panda_hand", true}},
-       "2.47",
        &articula::generated::held_panda::constrained_dynamics},
-      {"ur5",
-       "ur5.urdf",
-       BaseType::Fixed,
-       {{"tool0", false}},
-       "1.91",
-       &articula::generated::held_ur5::constrained_dynamics},
+      {"ur5", "ur5.urdf", BaseType::Fixed, {{"tool0", false}}, &articula::generated::held_ur5::constrained_dynamics},
       {"pendulum3r",
        "pendulum3r.urdf",
        BaseType::Fixed,
        {{"tip", false}},
-       "—",
        &articula::generated::held_pendulum3r::constrained_dynamics},
   };
   return specs;
@@ -333,11 +324,12 @@ void register_benchmarks(std::vector<std::unique_ptr<Case>>& cases) {
 std::string fmt_us(double us) { return bench_fmt(us, us < 10 ? "%.2f" : "%.1f", "skipped"); }
 
 void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collector& col) {
-  print_summary_heading(
-      "median CPU time per call in µs " + bench_states_cycled(),
+  const std::string table_header =
       "| case | nv | rows | kkt | range | null | auto | codegen | ABA (no rows) | MuJoCo 2.2.2 soft | "
-      "MuJoCo / articula best | Pinocchio clang 14 (quoted) | Pinocchio / articula best | Pinocchio / codegen |\n",
-      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+      "MuJoCo / articula best | " +
+      pinocchio_header("constraintDynamics") + " | Pinocchio / articula best | Pinocchio / codegen |\n";
+  print_summary_heading("median CPU time per call in µs " + bench_states_cycled(), table_header.c_str(),
+                        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const auto& cp : cases) {
     const Case& c = *cp;
     double best = std::nan("");
@@ -351,11 +343,11 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
     const double aba = col.micros(case_bench_name(c, "articula:aba"));
     const double mj = col.micros(case_bench_name(c, "mujoco:mj_forward"));
     bench_keep_min(best, gen);
-    const double pin = bench_quoted(c.spec->pinocchio);
+    const double pin = pinocchio_us(PinocchioCall::ConstraintDynamics, c.spec->key);
     std::printf("| %s | %d | %d |%s %s | %s | %s | %s | %s | %s | %s |\n", c.spec->key, c.model.nv, c.set->dim(),
                 cells.c_str(), fmt_us(gen).c_str(), fmt_us(aba).c_str(), fmt_us(mj).c_str(),
-                bench_ratio(mj, best).c_str(), c.spec->pinocchio, bench_ratio(pin, best).c_str(),
-                bench_ratio(pin, gen).c_str());
+                bench_ratio(mj, best).c_str(), pinocchio_cell(PinocchioCall::ConstraintDynamics, c.spec->key).c_str(),
+                bench_ratio(pin, best).c_str(), bench_ratio(pin, gen).c_str());
   }
   std::printf(
       "\nPieces of the articula call (µs): rows = ConstraintSet::compute_rows (kinematics at v̇ = 0, "
@@ -393,7 +385,7 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
       break;
     }
 #endif
-  std::printf("- Pinocchio: constraintDynamics (exact, clang 14), quoted from shared/PEERS.md, not measured here.\n");
+  std::printf("%s", pinocchio_note("Pinocchio constraintDynamics (exact)").c_str());
   std::printf("ratio > 1: articula's fastest method (codegen included) is faster than that peer.\n");
 }
 

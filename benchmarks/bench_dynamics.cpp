@@ -9,7 +9,6 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -27,6 +26,7 @@
 #include "bench_ur5.hpp"
 #include "peer.hpp"
 #include "peer_problem.hpp"
+#include "pinocchio_quotes.hpp"
 #ifdef ARTICULA_HAVE_MUJOCO
 #include "peer_mujoco.hpp"
 #endif
@@ -83,20 +83,8 @@ const char* const kCodegenIncludes =
     "the same algorithms as the model's generated kernels (`articula codegen`, docs/codegen.md): straight-line code "
     "with the model's numbers folded in, q/v/a in, tau / M (sparsity pattern) / qdd out";
 
-// Pinocchio's figures from shared/PEERS.md (quoted, not measured by this program):
-// Pinocchio 3.7.0, clang 14, measured once on this kind of machine; "README"
-// marks the figure of Pinocchio's own README (i7 2.4 GHz).
-std::string pinocchio_quote(const std::string& model, ab::Quantity q) {
-  static const std::map<std::string, std::array<const char*, 3>> table = {
-      // {ID (RNEA), M (CRBA, upper triangle), FD (ABA)}
-      {"ur5", {"0.52", "0.43", "1.09"}},
-      {"panda", {"0.64", "0.40", "1.52 (README 7-dof arm: 1.28)"}},
-      {"solo12", {"1.19", "0.84", "3.10"}},
-      {"talos", {"3.25", "2.52", "7.80 (README: 8.53)"}},
-  };
-  const auto it = table.find(model);
-  return it == table.end() ? "—" : it->second[static_cast<std::size_t>(q)];
-}
+// The Pinocchio call PEERS.md quotes for each quantity (pinocchio_quotes.hpp).
+constexpr PinocchioCall kPinocchioCall[] = {PinocchioCall::Rnea, PinocchioCall::Crba, PinocchioCall::Aba};
 
 struct PeerSlot {
   std::string engine;              // "MuJoCo 2.2.2"
@@ -270,10 +258,11 @@ void register_benchmarks(const std::vector<std::unique_ptr<Case>>& cases) {
 std::string fmt_us(double us) { return bench_fmt(us, us < 10 ? "%.3f µs" : "%.1f µs", "skipped"); }
 
 void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collector& col) {
-  print_summary_heading("median CPU time per call " + bench_states_cycled(),
-                        "| model | quantity | articula | articula codegen | MuJoCo 2.2.2 | DART 6.12 | best peer / "
-                        "articula | best peer / codegen | Pinocchio 3.7 clang 14 (PEERS.md, quoted) | Pinocchio / "
-                        "codegen |\n",
+  const std::string table_header =
+      "| model | quantity | articula | articula codegen | MuJoCo 2.2.2 | DART 6.12 | best peer / "
+      "articula | best peer / codegen | " +
+      pinocchio_header() + " | Pinocchio / codegen |\n";
+  print_summary_heading("median CPU time per call " + bench_states_cycled(), table_header.c_str(),
                         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   for (const auto& c : cases) {
     for (int qi = 0; qi < 3; ++qi) {
@@ -293,11 +282,11 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
           bench_keep_min(best, t);
         }
       }
-      const std::string pin = pinocchio_quote(c->spec.key, q);
+      const PinocchioCall pc = kPinocchioCall[qi];
       std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", c->spec.key, kQuantityName[qi],
                   fmt_us(art).c_str(), fmt_us(gen).c_str(), cells[0].c_str(), cells[1].c_str(),
-                  bench_ratio(best, art).c_str(), bench_ratio(best, gen).c_str(), pin.c_str(),
-                  bench_ratio(bench_quoted(pin), gen).c_str());
+                  bench_ratio(best, art).c_str(), bench_ratio(best, gen).c_str(),
+                  pinocchio_cell(pc, c->spec.key).c_str(), bench_ratio(pinocchio_us(pc, c->spec.key), gen).c_str());
     }
   }
 
@@ -333,7 +322,7 @@ void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collec
         seen[line] = true;
       }
     }
-  std::printf("- Pinocchio: not measured here; figures quoted from shared/PEERS.md (a local build, clang 14).\n");
+  std::printf("%s%s", pinocchio_note().c_str(), pinocchio_readme_note());
   std::printf("best peer / articula > 1 means articula is faster than the fastest measured peer.\n");
 }
 
