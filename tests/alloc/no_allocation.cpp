@@ -10,6 +10,7 @@
 
 #include "articula/articula.hpp"
 #include "malloc_counter.hpp"
+#include "test_solo12.hpp"
 #include "test_standing_humanoid.hpp"
 #include "test_support.hpp"
 
@@ -212,6 +213,39 @@ long allocations_of_generated_run(double duration) {
 TEST(NoAllocation, SimulationStepsThroughGeneratedKernels) {
   const long short_run = allocations_of_generated_run(0.02);
   const long long_run = allocations_of_generated_run(0.1);
+  EXPECT_LE(long_run, short_run) << "allocations grow with the number of steps";
+}
+
+// Solo-12 on four elastic feet through its generated kernels with external forces (aba_fext):
+// the contact forces packed for the kernel every evaluation, no allocation per step.
+long allocations_of_generated_contact_run(double duration) {
+  Model model;
+  for (const auto& c : test::all_models())
+    if (c.name == "solo12") model = test::load(c);
+  test::add_armature(model);  // as the test kernels were generated (gen_kernels.cpp)
+  Robot robot(model);
+  for (const char* foot : {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"})
+    robot.add_contact({.name = foot, .frame = foot, .stiffness = 1e4, .damping = 60.0});
+  Simulator sim(robot);
+  namespace k = generated::test_solo12;
+  GeneratedDynamics g;
+  g.model_digest = k::model_digest;
+  g.aba_fext = &k::aba_fext;
+  sim.use_generated(g);
+  VectorX q = neutral(robot.model());
+  q[2] = 0.3;
+  sim.set_state(q, VectorX::Zero(robot.model().nv));
+  test::CountAllocations counter;
+  const RunResult r = sim.run(duration);
+  const long n = counter.count();
+  EXPECT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(sim.generated_evaluations(), r.evaluations);
+  return n;
+}
+
+TEST(NoAllocation, SimulationStepsWithContactsThroughGeneratedKernels) {
+  const long short_run = allocations_of_generated_contact_run(0.02);
+  const long long_run = allocations_of_generated_contact_run(0.3);  // the feet land at about 0.2 s
   EXPECT_LE(long_run, short_run) << "allocations grow with the number of steps";
 }
 
