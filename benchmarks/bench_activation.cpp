@@ -312,7 +312,7 @@ void sanity_check(const std::vector<std::unique_ptr<Case>>& cases) {
     double dv = 0.0;
     int ok = 0;
     for (std::size_t i = 0; i < kStates; ++i) {
-      if (!c.spec->generated(c.q[i].data(), c.v[i].data(), v_plus.data(), Lambda.data())) continue;
+      if (!c.spec->generated(c.q[i].data(), c.v[i].data(), nullptr, v_plus.data(), Lambda.data())) continue;
       ++ok;
       dv = std::max(dv, (v_plus - jump_without(c, i, JumpForm::Full).v_plus).cwiseAbs().maxCoeff());
     }
@@ -341,7 +341,7 @@ void register_benchmarks(std::vector<std::unique_ptr<Case>>& cases) {
       auto out = std::make_shared<std::vector<double>>(static_cast<std::size_t>(c->model.nv + c->m1 + c->m2));
       add_case_benchmark(*c, "codegen", [c, out](std::size_t i) {
         benchmark::DoNotOptimize(
-            c->spec->generated(c->q[i].data(), c->v[i].data(), out->data(), out->data() + c->model.nv));
+            c->spec->generated(c->q[i].data(), c->v[i].data(), nullptr, out->data(), out->data() + c->model.nv));
       });
     }
     add_case_benchmark(*c, "piece:rows+crba", [c](std::size_t i) {

@@ -192,7 +192,7 @@ void generated_inputs(Case& c) {
 
 bool solve_generated(Case& c, std::size_t i) {
   return c.spec->generated(c.q[i].data(), c.v[i].data(), c.tau[i].data(), c.ref.data(), c.kp.data(), c.kd.data(),
-                           c.gen_qdd.data(), c.gen_lambda.data());
+                           nullptr, c.gen_qdd.data(), c.gen_lambda.data());
 }
 
 // ---------------------------------------------------------------- sanity check

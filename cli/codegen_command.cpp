@@ -84,7 +84,8 @@ void check_name(const std::string& name) {
 }
 
 int run_codegen(const std::string& path, const std::string& name, const std::string& dir, bool floating, bool quiet,
-                double snap, const std::vector<std::string>& holds, bool external_forces) {
+                double snap, const std::vector<std::string>& holds, const std::vector<std::string>& locks,
+                bool external_forces) {
   check_name(name);
   require_input_file(path, "model file");
   const Model model = load_urdf(path, floating ? BaseType::Floating : BaseType::Fixed);
@@ -99,6 +100,7 @@ int run_codegen(const std::string& path, const std::string& name, const std::str
       throw std::invalid_argument("codegen: --hold '" + h + "': expected weld:FRAME or point:FRAME");
     options.held_frames.push_back({h.substr(colon + 1), kind == "weld"});
   }
+  options.locked_joints = locks;
   const GeneratedKernels k = generate_kernels(model, name, options);
   const std::filesystem::path out_dir(dir);
   std::error_code ec;
@@ -126,6 +128,7 @@ Command add_codegen_command(CLI::App& app) {
   auto quiet = std::make_shared<bool>(false);
   auto snap = std::make_shared<double>(CodegenOptions{}.snap);
   auto holds = std::make_shared<std::vector<std::string>>();
+  auto locks = std::make_shared<std::vector<std::string>>();
   auto forces = std::make_shared<bool>(false);
   sub->add_option("model", *path, "URDF file")->required();
   sub->add_option("--name", *name, "C++ namespace articula::generated::NAME and file names")->required();
@@ -139,10 +142,14 @@ Command add_codegen_command(CLI::App& app) {
   sub->add_option("--hold", *holds,
                   "weld:FRAME or point:FRAME, repeatable: also write constrained_dynamics and velocity_jump "
                   "for these frames held in the world, in this order");
+  sub->add_option("--lock", *locks,
+                  "JOINT, repeatable: also lock this joint in constrained_dynamics and velocity_jump (as a "
+                  "JointLock; after the held frames). The kernels' `active` input switches each held frame "
+                  "and lock on or off");
   sub->add_flag("--external-forces", *forces,
                 "Also write aba_fext (and with --hold constrained_dynamics_fext): the kernels with external "
                 "forces on the bodies, which a Simulator uses for robots with elastic contacts");
-  return [=] { return run_codegen(*path, *name, *dir, *floating, *quiet, *snap, *holds, *forces); };
+  return [=] { return run_codegen(*path, *name, *dir, *floating, *quiet, *snap, *holds, *locks, *forces); };
 }
 
 }  // namespace articula::cli

@@ -115,7 +115,8 @@ void print_summary(const Scenario& s, const RunResult& r, bool quiet) {
   std::printf("  steps %ld (rejected %ld, evaluations %ld), wall time %.3f s, real-time factor %.3g\n", r.steps,
               r.rejected, r.evaluations, r.wall_time, r.real_time_factor());
   if (const long g = s.simulator->generated_evaluations(); g > 0)
-    std::printf("  evaluations by the compiled kernels: %ld of %ld\n", g, r.evaluations);
+    std::printf("  evaluations by the compiled kernels: %ld of %ld (events' included)\n", g,
+                s.simulator->dynamics_evaluations());
   const std::vector<std::string> files = output_files(s);
   if (files.empty()) std::printf("  no log (output disabled)\n");
   for (const std::string& f : files) std::printf("  log   %s\n", f.c_str());
@@ -128,7 +129,7 @@ void print_summary(const Scenario& s, const RunResult& r, bool quiet) {
 using KernelsFuture = std::shared_future<std::shared_ptr<const CompiledKernels>>;
 
 std::optional<KernelsFuture> use_compiled_kernels(Scenario& s, const RunOptions& o) {
-  CompileOptions c = compile_options_for(*s.robot);
+  CompileOptions c = compile_options_for(*s.robot, s.simulator->options());
   c.cache_dir = o.cache_dir;
   if (o.background) {
     KernelsFuture kernels = std::async(std::launch::async, [model = s.robot->model_ptr(), c] {

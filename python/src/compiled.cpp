@@ -49,9 +49,11 @@ struct PyInFlight {
 };
 
 CompileOptions compile_options(const py::object& held, bool external_forces, const std::string& cache_dir,
-                               const std::string& compiler, const std::string& flags, int jobs) {
+                               const std::string& compiler, const std::string& flags, int jobs,
+                               const py::object& locked) {
   CompileOptions o;
   o.held_frames = held_arg(held);
+  if (!locked.is_none()) o.locked_joints = locked.cast<std::vector<std::string>>();
   o.external_forces = external_forces;
   o.cache_dir = cache_dir;
   o.compiler = compiler;
@@ -94,6 +96,9 @@ void init_compiled(py::module_& m) {
       .def_property_readonly(
           "held_frames", [](const PyCompiled& c) { return held_list(c.k->held_frames); },
           "[(frame, 'weld' | 'point')] of the constrained kernels.")
+      .def_property_readonly(
+          "locked_joints", [](const PyCompiled& c) { return c.k->locked_joints; },
+          "The joints locked in the constrained kernels.")
       .def_property_readonly(
           "external_forces", [](const PyCompiled& c) { return c.k->external_forces; },
           "True when compiled with the kernels that take external forces (aba with f_ext; the elastic "
@@ -144,8 +149,8 @@ void init_compiled(py::module_& m) {
   m.def(
       "compile",
       [](const Model& model, const py::object& held, bool external_forces, const std::string& cache_dir,
-         const std::string& compiler, const std::string& flags, int jobs) {
-        const CompileOptions o = compile_options(held, external_forces, cache_dir, compiler, flags, jobs);
+         const std::string& compiler, const std::string& flags, int jobs, const py::object& locked) {
+        const CompileOptions o = compile_options(held, external_forces, cache_dir, compiler, flags, jobs, locked);
         PyCompiled out;
         out.nq = model.nq;
         out.nv = model.nv;
@@ -158,12 +163,14 @@ void init_compiled(py::module_& m) {
       },
       py::arg("model"), py::arg("held_frames") = py::none(), py::arg("external_forces") = false,
       py::arg("cache_dir") = "", py::arg("compiler") = "", py::arg("flags") = CompileOptions{}.flags,
-      py::arg("jobs") = 0,
+      py::arg("jobs") = 0, py::arg("locked_joints") = py::none(),
       "Generates the model's kernels, compiles them with the system C++ compiler for this machine and loads "
       "them; the next call (in any process) with the same model, frames, compiler and flags loads them from "
       "the cache ($ARTICULA_CACHE_DIR, $XDG_CACHE_HOME/articula or ~/.cache/articula; or cache_dir). "
       "held_frames: frame names (welded) or (frame, 'weld' | 'point') pairs held in the world, for the "
-      "constrained kernels (Robot: compilable_held_frames(robot)). external_forces: also the kernels with "
+      "constrained kernels (Robot: compilable_held_frames(robot)). locked_joints: joint names locked in the "
+      "constrained kernels (Robot: compilable_locked_joints(robot)); any subset of the held frames and locks "
+      "runs on them. external_forces: also the kernels with "
       "external forces, which a Simulator needs for a robot with elastic contacts. The GIL is released while "
       "compiling. "
       "Raises CompileError when there is no compiler or it fails (the message names it and what it printed).");
@@ -195,8 +202,8 @@ void init_compiled(py::module_& m) {
   m.def(
       "compile_in_background",
       [](const Model& model, const py::object& held, bool external_forces, const std::string& cache_dir,
-         const std::string& compiler, const std::string& flags, int jobs) {
-        const CompileOptions o = compile_options(held, external_forces, cache_dir, compiler, flags, jobs);
+         const std::string& compiler, const std::string& flags, int jobs, const py::object& locked) {
+        const CompileOptions o = compile_options(held, external_forces, cache_dir, compiler, flags, jobs, locked);
         auto copy = std::make_shared<const Model>(model);  // the thread's own model: the caller's may go away
         PyInFlight out;
         out.nq = model.nq;
@@ -207,7 +214,7 @@ void init_compiled(py::module_& m) {
       },
       py::arg("model"), py::arg("held_frames") = py::none(), py::arg("external_forces") = false,
       py::arg("cache_dir") = "", py::arg("compiler") = "", py::arg("flags") = CompileOptions{}.flags,
-      py::arg("jobs") = 0,
+      py::arg("jobs") = 0, py::arg("locked_joints") = py::none(),
       "compile() on a thread of its own: returns a KernelsInFlight at once. Hand it to "
       "Simulator.use_compiled_when_ready() to run on the runtime algorithms until the kernels are ready, "
       "or call .result() to wait for them. Bad held frames and compiler failures surface from .result() "
@@ -215,15 +222,19 @@ void init_compiled(py::module_& m) {
   m.def(
       "compilable_held_frames", [](const Robot& robot) { return held_list(compilable_held_frames(robot)); },
       py::arg("robot"),
-      "The robot's constraints as held frames [(frame, kind)] when every one is a weld or point "
-      "FrameConstraint in the world, else [] (then only RNEA, CRBA and ABA are compiled).");
+      "The robot's weld and point FrameConstraints in the world as held frames [(frame, kind)], in their "
+      "order (a set with other constraints enabled runs on the runtime solver).");
+  m.def("compilable_locked_joints", &compilable_locked_joints, py::arg("robot"), py::arg("joint_limits") = false,
+        "The joints to lock in the compiled kernels: those of the robot's JointLocks and brakes and, with "
+        "joint_limits (SimulationOptions.joint_limits), the revolute and prismatic joints with a finite limit.");
 
   auto sim = py::reinterpret_borrow<py::class_<Simulator>>(m.attr("Simulator"));
   sim.def(
       "use_compiled", [](Simulator& s, const PyCompiled& c) { s.use_compiled(c.k); }, py::arg("kernels"),
       "Runs the dynamics on compiled kernels (compile(robot.model, compilable_held_frames(robot), "
-      "external_forces=robot has contacts)) where they apply: ABA with no constraint, the constrained kernels "
-      "when the enabled constraints are exactly the held frames (with elastic contacts, their forms with "
+      "external_forces=robot has contacts, locked_joints=compilable_locked_joints(robot, "
+      "options.joint_limits))) where they apply: ABA with no constraint, the constrained kernels when every "
+      "enabled constraint is a declared held frame or lock (with elastic contacts, their forms with "
       "external forces, if compiled); the runtime algorithms otherwise. Raises ArgumentError for kernels of another "
       "model.");
   sim.def(
@@ -235,6 +246,8 @@ void init_compiled(py::module_& m) {
       "are not bitwise reproducible (the switch time depends on the wall clock).");
   sim.def_property_readonly("generated_evaluations", &Simulator::generated_evaluations,
                             "Evaluations done by generated or compiled kernels so far.");
+  sim.def_property_readonly("dynamics_evaluations", &Simulator::dynamics_evaluations,
+                            "Evaluations of the dynamics by any back end so far (the events' included).");
 }
 
 }  // namespace articula::python

@@ -60,6 +60,34 @@ def test_a_run_on_compiled_kernels_equals_the_runtime_run(tmp_path):
     assert close(finals[1], finals[0], 1e-9)
 
 
+def test_locks_switched_during_a_run_stay_on_the_kernels(tmp_path):
+    """Two joint locks declared (compilable_locked_joints): the run goes through no lock, one and
+    both, all on the one constrained kernel, and ends as the runtime run."""
+    finals = []
+    for compiled in (False, True):
+        robot = articula.Robot(articula.load_urdf(str(MODELS / "pendulum3r.urdf")))
+        m = robot.model
+        for j in (1, 2):
+            robot.constraints.add(articula.JointLock(m, f"lock{j}", [m.joint_names[j]]), enabled=False)
+        sim = articula.Simulator(robot, dt=1e-3)
+        sim.set_state(np.array([0.3, -0.2, 0.1]), np.zeros(3))
+        for j, t in ((1, 0.1), (2, 0.2)):
+            sim.add_event(articula.Event(f"on{j}", time=t, actions=[articula.EventAction.enable(f"lock{j}")]))
+        if compiled:
+            locked = articula.compilable_locked_joints(robot)
+            assert locked == [m.joint_names[1], m.joint_names[2]]
+            k = articula.compile(m, locked_joints=locked, cache_dir=str(tmp_path))
+            assert k.locked_joints == locked
+            sim.use_compiled(k)
+        r = sim.run(0.3)
+        assert r.ok()
+        assert sim.generated_evaluations == (sim.dynamics_evaluations if compiled else 0)
+        finals.append(np.concatenate([sim.q, sim.v, robot.constraints.lambda_]))
+    assert close(finals[1], finals[0], 1e-9)
+    with pytest.raises(articula.ArgumentError, match="no joint 'elbow'"):
+        articula.compile(m, locked_joints=["elbow"], cache_dir=str(tmp_path))
+
+
 def test_a_run_compiled_in_background_ends_as_the_runtime_run(tmp_path):
     """compile_in_background + use_compiled_when_ready: the run starts on the runtime algorithms,
     switches between two steps once the kernels are ready (compiled_from), and ends as the

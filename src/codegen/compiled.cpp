@@ -37,6 +37,7 @@ std::string cache_key(const Model& model, const CompileOptions& o, const std::st
       h.bytes(fr.placement.p.data(), sizeof(double) * 3);
     }
   }
+  for (const std::string& j : o.locked_joints) h.text("lock " + j);
   h.text(o.external_forces ? "external forces" : "no external forces");
   h.text(o.engine_kernels_only ? "engine kernels" : "all kernels");
   h.text(compiler);
@@ -64,7 +65,7 @@ std::optional<Manifest> read_manifest(const fs::path& path) {
 }
 
 using KeyFn = const char* (*)();
-using BindFn = void (*)(void*);
+using BindFn = void (*)(void*, void*);
 using KernelFn = void* (*)(const char*);
 
 // Loads the entry `key` when every check passes; nothing otherwise (`why` says which failed).
@@ -85,10 +86,11 @@ std::shared_ptr<CompiledKernels> load_entry(const fs::path& dir, const std::stri
   const auto kernel_fn = reinterpret_cast<KernelFn>(dlsym(handle, "articula_kernel"));
   if (!key_fn || !bind_fn || !kernel_fn) return why = "library without the kernel table", nullptr;
   if (key != key_fn()) return why = "library compiled for another key", nullptr;
-  // The constrained kernels call log3 (model/joint.hpp): the host's, so that the library
-  // needs no symbol of the program that loads it.
+  // The constrained kernels call log3 and joint_difference (model/joint.hpp): the host's, so
+  // that the library needs no symbol of the program that loads it.
   Vector3 (*log3_fn)(const Matrix3&) = &log3;
-  bind_fn(reinterpret_cast<void*>(log3_fn));
+  void (*difference_fn)(JointType, const double*, const double*, double*) = &joint_difference;
+  bind_fn(reinterpret_cast<void*>(log3_fn), reinterpret_cast<void*>(difference_fn));
   auto out = std::make_shared<CompiledKernels>();
   out->key = key;
   out->library = lib.string();
@@ -120,6 +122,9 @@ std::shared_ptr<const CompiledKernels> compile_kernels(const Model& model, const
   for (const HeldFrame& f : options.held_frames)
     if (!model.has_frame(f.frame))
       throw std::invalid_argument("compile_kernels: model '" + model.name + "' has no frame '" + f.frame + "'");
+  for (const std::string& j : options.locked_joints)
+    if (!model.has_joint(j))
+      throw std::invalid_argument("compile_kernels: model '" + model.name + "' has no joint '" + j + "'");
   const std::string compiler = codegen::find_compiler(options.compiler);
   const fs::path dir = kernel_cache_dir(options);
   std::error_code ec;
@@ -138,10 +143,12 @@ std::shared_ptr<const CompiledKernels> compile_kernels(const Model& model, const
   k->units = units;
   k->model_digest = model_digest(model);
   k->held_frames = options.held_frames;
+  k->locked_joints = options.locked_joints;
   k->external_forces = options.external_forces;
   const bool complete = (options.engine_kernels_only || (k->rnea && k->crba && k->aba)) &&
                         (!options.external_forces || k->aba_fext) &&
-                        (options.held_frames.empty() || k->constrained_dynamics || k->constrained_dynamics_fext);
+                        ((options.held_frames.empty() && options.locked_joints.empty()) || k->constrained_dynamics ||
+                         k->constrained_dynamics_fext);
   if (!complete)
     throw CompileError("compile_kernels: the library of key " + key + " lacks kernels its options ask for");
   k->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

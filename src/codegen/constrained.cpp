@@ -121,37 +121,84 @@ void solve_l(Emitter& e, const Model& model, const SymMatrix& H, std::vector<Sym
     for (int i = model.dof_parent[k]; i >= 0; i = model.dof_parent[i]) y[k] = e.sub(y[k], e.mul(H[k][i], y[i]));
 }
 
-/// The range-space solve shared by both kernels (docs/solvers.md, "range space"): with
-/// Z = L⁻ᵀ Jᵀ and w = L⁻ᵀ b, S = Zᵀ D⁻¹ Z = J M⁻¹ Jᵀ and S x = rhs − Zᵀ D⁻¹ w by an unpivoted
-/// LDLᵀ of S (Golub & Van Loan §4.1) whose pivots are tested (a pivot below 1e-10 of its
-/// diagonal entry: dependent rows, the kernel returns false); returns x and
-/// y = L⁻¹ D⁻¹ (w + sign Z x) = M⁻¹ (b + sign Jᵀ x).
-void range_space(Emitter& e, const Model& model, const SymMatrix& M, const SymMatrix& J, std::vector<Sym> b,
-                 std::vector<Sym> rhs, double sign, std::vector<Sym>& x_out, std::vector<Sym>& y) {
+/// The masks of the declared constraints (CodegenOptions: held frames, then locked joints) as
+/// the kernel's `active` input gives them: a row of an inactive frame drops out, a locked dof
+/// of an active lock has its value prescribed. Numbers fold (x·1 = x, x·0 = 0), so a dof that
+/// no declared lock holds costs nothing.
+struct Masks {
+  std::vector<Sym> row;    // per row of J: 1 on, 0 off
+  std::vector<Sym> lock;   // per dof: 1 held by an active lock, else 0 (the number 0 when never)
+  std::vector<Sym> alpha;  // per dof: the value a held dof is given (v̇ or Δv)
+};
+
+/// The range-space solve shared by the kernels (docs/solvers.md, "range space"), for
+///   M y = b + sign (Jᵀ x + E_Lᵀ x_L),  J y = sign · rhs,  y_L = α_L
+/// with J the rows of the active frames and E_L the unit rows of the held dofs (joint locks).
+/// The held dofs are taken out as in hybrid dynamics (Featherstone, RBDA §9.2): with m the
+/// dofs' lock mask and m̄ = 1 − m, M' = m̄ M m̄ + diag(m), b' = m̄ (b − M m α) + m α,
+/// J' = J m̄ and rhs' = rhs − sign J m α, which keeps the tree's pattern of M. The rows of
+/// inactive frames are masked in S' = a S a + diag(1 − a), so their multipliers are exactly 0.
+/// Then with Z = L⁻ᵀ J'ᵀ and w = L⁻ᵀ b', S = Zᵀ D⁻¹ Z = J' M'⁻¹ J'ᵀ and S x = rhs' − sign Zᵀ D⁻¹ w by an
+/// unpivoted LDLᵀ of S (Golub & Van Loan §4.1) whose pivots are tested (a pivot below 1e-10 of its
+/// diagonal entry: dependent rows, the kernel returns false); y = L⁻¹ D⁻¹ (w + sign Z x) and the
+/// locks' multipliers x_L = sign m (M y − b − sign Jᵀ x) from the first equation.
+void range_space(Emitter& e, const Model& model, const SymMatrix& M, const SymMatrix& J, const std::vector<Sym>& b,
+                 std::vector<Sym> rhs, double sign, const Masks& mask, std::vector<Sym>& x_out, std::vector<Sym>& y,
+                 std::vector<Sym>& x_lock) {
   const int nv = model.nv;
+  std::vector<Sym> free(nv), held(nv);  // m̄ and m α
+  for (int k = 0; k < nv; ++k) {
+    free[k] = Sym(1.0) - mask.lock[k];
+    held[k] = mask.lock[k] * mask.alpha[k];
+  }
   SymMatrix H = M;
+  std::vector<Sym> bm(nv);
+  for (int i = 0; i < nv; ++i) {
+    Sym Ma = Sym(0.0);
+    for (int j = 0; j < nv; ++j) {
+      if (!held[j].is(0.0)) Ma = Ma + M[i][j] * held[j];
+      H[i][j] = i == j ? free[i] * M[i][i] + mask.lock[i] : free[i] * free[j] * M[i][j];
+    }
+    bm[i] = free[i] * (b[i] - Ma) + held[i];
+  }
+  SymMatrix Jm = J;
+  for (std::size_t r = 0; r < J.size(); ++r) {
+    Sym Ja = Sym(0.0);
+    for (int k = 0; k < nv; ++k) {
+      Ja = Ja + J[r][k] * held[k];
+      Jm[r][k] = J[r][k] * free[k];
+    }
+    rhs[r] = rhs[r] - Sym(sign) * Ja;
+  }
   factor_ltdl(e, model, H);
   std::vector<Sym> dinv(nv);
   for (int k = 0; k < nv; ++k) dinv[k] = e.div(Sym(1.0), H[k][k]);
   // A row that is zero for every q (e.g. the out-of-plane row of a point on a planar arm) is
   // dependent: its multiplier is 0 (the minimum-norm one, as the runtime solvers give) and
-  // its equation 0 = rhs must hold (else the kernel returns false: inconsistent rows).
+  // its equation 0 = rhs must hold when it is active (else the kernel returns false:
+  // inconsistent rows).
   std::vector<int> live;
-  for (int r = 0; r < static_cast<int>(J.size()); ++r) {
+  for (int r = 0; r < static_cast<int>(Jm.size()); ++r) {
     bool zero = true;
-    for (const Sym& x : J[r]) zero = zero && x.is(0.0);
+    for (const Sym& x : Jm[r]) zero = zero && x.is(0.0);
+    const Sym check = mask.row[r] * rhs[r];
     if (!zero) {
       live.push_back(r);
-    } else if (!rhs[r].is(0.0)) {
-      e.raw("if (!(std::abs(" + e.ref(rhs[r]) + ") <= 1e-9)) return false;  // inconsistent row " + std::to_string(r));
+    } else if (!check.is(0.0)) {
+      e.raw("if (!(std::abs(" + e.ref(check) + ") <= 1e-9)) return false;  // inconsistent row " + std::to_string(r));
     }
   }
   const int m = static_cast<int>(live.size());
   SymMatrix Z;
-  for (int r : live) Z.push_back(J[r]);
+  for (int r : live) Z.push_back(Jm[r]);
   for (auto& z : Z) solve_lt(e, model, H, z);
-  solve_lt(e, model, H, b);
-  for (int i = 0; i < m; ++i) rhs[i] = rhs[live[i]];
+  std::vector<Sym> w = bm;
+  solve_lt(e, model, H, w);
+  std::vector<Sym> a(m);
+  for (int i = 0; i < m; ++i) {
+    a[i] = mask.row[live[i]];
+    rhs[i] = rhs[live[i]];
+  }
   rhs.resize(m);
   SymMatrix S(m, std::vector<Sym>(m));
   for (int r = 0; r < m; ++r) {
@@ -160,11 +207,11 @@ void range_space(Emitter& e, const Model& model, const SymMatrix& M, const SymMa
     for (int c = r; c < m; ++c) {
       Sym acc = Sym(0.0);
       for (int k = 0; k < nv; ++k) acc = e.add(acc, e.mul(zd[k], Z[c][k]));
-      S[r][c] = S[c][r] = acc;
+      S[r][c] = S[c][r] = c == r ? a[r] * acc + (Sym(1.0) - a[r]) : a[r] * a[c] * acc;
     }
     Sym zw = Sym(0.0);
-    for (int k = 0; k < nv; ++k) zw = e.add(zw, e.mul(zd[k], b[k]));
-    rhs[r] = e.sub(rhs[r], e.mul(Sym(sign), zw));
+    for (int k = 0; k < nv; ++k) zw = e.add(zw, e.mul(zd[k], w[k]));
+    rhs[r] = a[r] * e.sub(rhs[r], e.mul(Sym(sign), zw));
   }
   // S = L_S diag(d) L_Sᵀ, unit lower L_S.
   SymMatrix L(m, std::vector<Sym>(m, Sym(0.0)));
@@ -176,9 +223,9 @@ void range_space(Emitter& e, const Model& model, const SymMatrix& M, const SymMa
     e.raw("if (!(" + e.ref(dj) + " > 1e-10 * " + e.ref(S[j][j]) + ")) return false;  // dependent rows");
     di[j] = e.div(Sym(1.0), dj);
     for (int i = j + 1; i < m; ++i) {
-      Sym a = S[i][j];
-      for (int k = 0; k < j; ++k) a = e.sub(a, e.mul(e.mul(L[i][k], L[j][k]), d[k]));
-      L[i][j] = e.mul(a, di[j]);
+      Sym acc = S[i][j];
+      for (int k = 0; k < j; ++k) acc = e.sub(acc, e.mul(e.mul(L[i][k], L[j][k]), d[k]));
+      L[i][j] = e.mul(acc, di[j]);
     }
   }
   std::vector<Sym> x = rhs;
@@ -187,20 +234,29 @@ void range_space(Emitter& e, const Model& model, const SymMatrix& M, const SymMa
   for (int i = 0; i < m; ++i) x[i] = e.mul(x[i], di[i]);
   for (int i = m - 1; i >= 0; --i)
     for (int k = i + 1; k < m; ++k) x[i] = e.sub(x[i], e.mul(L[k][i], x[k]));
-  y = b;
+  y = w;
   for (int r = 0; r < m; ++r)
     for (int k = 0; k < nv; ++k) y[k] = e.add(y[k], e.mul(e.mul(Sym(sign), Z[r][k]), x[r]));
   for (int k = 0; k < nv; ++k) y[k] = e.mul(y[k], dinv[k]);
   solve_l(e, model, H, y);
   x_out.assign(J.size(), Sym(0.0));
   for (int i = 0; i < m; ++i) x_out[live[i]] = x[i];
+  x_lock.assign(nv, Sym(0.0));
+  for (int k = 0; k < nv; ++k) {
+    if (mask.lock[k].is(0.0)) continue;
+    Sym r = -b[k];
+    for (int j = 0; j < nv; ++j) r = r + M[k][j] * y[j];
+    for (std::size_t i = 0; i < J.size(); ++i) r = r - Sym(sign) * J[i][k] * x_out[i];
+    x_lock[k] = Sym(sign) * mask.lock[k] * r;
+  }
 }
 
 }  // namespace
 
-std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>& held, const KernelSelection& which,
+std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>& held,
+                                const std::vector<std::string>& locked, const KernelSelection& which,
                                 std::vector<KernelText>& kernels) {
-  if (held.empty()) return "";
+  if (held.empty() && locked.empty()) return "";
   int m = 0;
   std::string list;
   for (const HeldFrame& h : held) {
@@ -210,11 +266,62 @@ std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>
     m += h.weld ? 6 : 3;
     list += std::string(list.empty() ? "" : ", ") + (h.weld ? "weld " : "point ") + h.frame;
   }
+  // The locked joints: their ids, and where their reference configuration starts in `ref`.
+  std::vector<Index> joints;
+  std::vector<int> ref_at;
+  int ref_size = 12 * static_cast<int>(held.size()), lock_rows = 0;
+  for (const std::string& name : locked) {
+    if (!model.has_joint(name)) model.joint_id(name);  // throws, naming the joint
+    const Index j = model.joint_id(name);
+    for (Index other : joints)
+      if (other == j) throw std::invalid_argument("codegen: joint '" + name + "' is locked twice");
+    joints.push_back(j);
+    ref_at.push_back(ref_size);
+    ref_size += model.nq_joint[j];
+    lock_rows += model.nv_joint[j];
+    list += std::string(list.empty() ? "" : ", ") + "lock " + name;
+  }
+  const int declared = static_cast<int>(held.size() + joints.size());
   Emitter& e = Emitter::active();
   const int nv = model.nv;
+  // `active` (nullptr: all on), one per declared constraint.
+  auto activity = [&] {
+    std::string ones;
+    for (int c = 0; c < declared; ++c) ones += std::string(c ? ", " : "") + "1.0";
+    e.raw("static const double all_on[" + std::to_string(declared) + "] = {" + ones + "};");
+    e.raw("if (active == nullptr) active = all_on;");
+    std::vector<Sym> a(declared);
+    for (int c = 0; c < declared; ++c) a[c] = e.input(at("active", c));
+    return a;
+  };
+  // The masks for the rows of `held` and the locked dofs; alpha(lock, dof) is the value
+  // an active lock gives its dof.
+  auto masks = [&](const std::vector<Sym>& a, const auto& alpha) {
+    Masks mk;
+    for (std::size_t f = 0; f < held.size(); ++f)
+      for (int r = 0; r < (held[f].weld ? 6 : 3); ++r) mk.row.push_back(a[f]);
+    mk.lock.assign(nv, Sym(0.0));
+    mk.alpha.assign(nv, Sym(0.0));
+    for (std::size_t l = 0; l < joints.size(); ++l)
+      for (int k = 0; k < model.nv_joint[joints[l]]; ++k) {
+        const int dof = model.idx_v[joints[l]] + k;
+        mk.lock[dof] = a[held.size() + l];
+        mk.alpha[dof] = alpha(static_cast<int>(l), k, dof);
+      }
+    return mk;
+  };
+  // Writes the multipliers: the frames' rows, then the locked dofs.
+  auto outputs = [&](const char* array, const std::vector<Sym>& x, const std::vector<Sym>& x_lock) {
+    for (int r = 0; r < m; ++r) e.assign(at(array, r), x[r]);
+    int r = m;
+    for (Index j : joints)
+      for (int k = 0; k < model.nv_joint[j]; ++k) e.assign(at(array, r++), x_lock[model.idx_v[j] + k]);
+  };
   // Constrained forward dynamics, without or with external forces (b = τ − h + Σ J_iᵀ f_ext,i,
-  // the RNEA with f_ext at a = 0).
+  // the RNEA with f_ext at a = 0). A lock's rows are J = E, γ = 0, e = q ⊖ q_ref (JointLock):
+  // its dofs are given v̇ = −kd v − kp e.
   auto dynamics = [&](bool with_forces) {
+    const std::vector<Sym> a = activity();
     const SymVector q = inputs("q", model.nq);
     const auto X = placements(model, q);
     const SymVector v = inputs("v", nv), tau = inputs("tau", nv);
@@ -222,28 +329,55 @@ std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>
     const Rows rows = frame_rows(model, held, X, &v);
     const SymMatrix M = crba(model, X);
     const SymVector h = rnea(model, q, v, SymVector::Zero(nv), f_ext);
-    std::vector<Sym> b(nv), rhs(m), lambda, qdd;
+    std::vector<Sym> b(nv), rhs(m), lambda, qdd, lambda_lock;
     for (int k = 0; k < nv; ++k) b[k] = e.sub(tau[k], h[k]);
     for (int r = 0; r < m; ++r) rhs[r] = e.neg(rows.gamma[r]);
-    range_space(e, model, M, rows.J, b, rhs, 1.0, lambda, qdd);
+    std::vector<std::vector<Sym>> err(joints.size());
+    for (std::size_t l = 0; l < joints.size(); ++l) {
+      const Index j = joints[l];
+      const int iq = model.idx_q[j], r0 = ref_at[l];
+      const JointType type = model.joint_types[j];
+      if (model.nq_joint[j] == 1) {
+        err[l] = {e.sub(q[iq], e.input(at("ref", r0)))};
+      } else {  // the runtime's joint_difference on the manifold, called from the kernel
+        const std::string out = e.fresh_name("lock_err");
+        e.raw("double " + out + "[" + std::to_string(model.nv_joint[j]) + "];");
+        e.raw("::articula::joint_difference(::articula::JointType::" +
+              std::string(type == JointType::Spherical ? "Spherical" : "FreeFlyer") + ", ref + " + std::to_string(r0) +
+              ", q + " + std::to_string(iq) + ", " + out + ");");
+        for (int k = 0; k < model.nv_joint[j]; ++k) err[l].push_back(e.input(out + "[" + std::to_string(k) + "]"));
+      }
+    }
+    const Masks mk = masks(a, [&](int l, int k, int dof) {
+      const int c = static_cast<int>(held.size()) + l;
+      return -(e.input(at("kd", c)) * v[dof]) - e.input(at("kp", c)) * err[l][k];
+    });
+    range_space(e, model, M, rows.J, b, rhs, 1.0, mk, lambda, qdd, lambda_lock);
     for (int k = 0; k < nv; ++k) e.assign(at("qdd", k), qdd[k]);
-    for (int r = 0; r < m; ++r) e.assign(at("lambda", r), lambda[r]);
+    outputs("lambda", lambda, lambda_lock);
     e.raw("return true;");
     return e.take();
   };
+  const std::string inputs_doc =
+      "/// ref: the references, 12 numbers per held frame (position, then rotation column-major; a\n"
+      "/// point uses the position), then each locked joint's nq coordinates; kp, kd: the Baumgarte\n"
+      "/// gains per declared constraint (0 = off); active: 1 (on) or 0 (off) per declared constraint,\n"
+      "/// nullptr = all on. lambda: the frames' rows, then the locked dofs' (0 for those off).\n"
+      "/// Returns false, with qdd and lambda unspecified, when the active rows are dependent.\n";
   if (which.plain)
     kernels.push_back(
-        {"/// Constrained forward dynamics, as articula::constrained_forward_dynamics with one FrameConstraint\n"
-         "/// per held frame: M qdd + h = tau + J^T lambda, J qdd + gamma = 0, gamma = Jdot v + kd J v + kp e.\n"
-         "/// ref: 12 numbers per held frame, the reference pose (position, then rotation column-major; a\n"
-         "/// point uses the position); kp, kd: the Baumgarte gains per held frame (0 = off). Returns false,\n"
-         "/// with qdd and lambda unspecified, when J M^-1 J^T is singular (dependent rows).\n"
-         "bool constrained_dynamics(const double* q, const double* v, const double* tau, const double* ref,\n"
-         "                          const double* kp, const double* kd, double* qdd, double* lambda);\n",
-         "\n// Constrained forward dynamics, range space (docs/solvers.md), frames held: " + list +
+        {"/// Constrained forward dynamics, as articula::constrained_forward_dynamics with the declared\n"
+         "/// constraints that are active (FrameConstraint per held frame, JointLock per locked joint):\n"
+         "/// M qdd + h = tau + J^T lambda, J qdd + gamma = 0, gamma = Jdot v + kd J v + kp e.\n" +
+             inputs_doc +
+             "bool constrained_dynamics(const double* q, const double* v, const double* tau, const double* ref,\n"
+             "                          const double* kp, const double* kd, const double* active, double* qdd,\n"
+             "                          double* lambda);\n",
+         "\n// Constrained forward dynamics, range space (docs/solvers.md); declared: " + list +
              ".\nbool constrained_dynamics(const double* q, const double* v, const double* tau, const double* "
-             "ref,\n                          const double* kp, const double* kd, double* qdd, double* lambda) "
-             "{\n  (void)q, (void)v, (void)tau, (void)ref, (void)kp, (void)kd, (void)qdd, (void)lambda;\n" +
+             "ref,\n                          const double* kp, const double* kd, const double* active, double* "
+             "qdd,\n                          double* lambda) {\n  (void)q, (void)v, (void)tau, (void)ref, (void)kp, "
+             "(void)kd, (void)qdd, (void)lambda;\n  " +
              dynamics(false) + "}\n"});
   if (which.fext)
     kernels.push_back(
@@ -251,42 +385,50 @@ std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>
          "/// other arguments as constrained_dynamics).\n"
          "bool constrained_dynamics_fext(const double* q, const double* v, const double* tau,\n"
          "                               const double* f_ext, const double* ref, const double* kp,\n"
-         "                               const double* kd, double* qdd, double* lambda);\n",
-         "\n// Constrained forward dynamics with external forces, range space (docs/solvers.md), frames held: " + list +
+         "                               const double* kd, const double* active, double* qdd, double* lambda);\n",
+         "\n// Constrained forward dynamics with external forces, range space (docs/solvers.md); declared: " + list +
              ".\nbool constrained_dynamics_fext(const double* q, const double* v, const double* tau, const double* "
-             "f_ext,\n                               const double* ref, const double* kp, const double* kd, double* "
-             "qdd,\n                               double* lambda) {\n  (void)q, (void)v, (void)tau, (void)f_ext, "
-             "(void)ref, (void)kp, (void)kd, (void)qdd, (void)lambda;\n" +
+             "f_ext,\n                               const double* ref, const double* kp, const double* kd, const "
+             "double* active,\n                               double* qdd, double* lambda) {\n  (void)q, (void)v, "
+             "(void)tau, (void)f_ext, (void)ref, (void)kp, (void)kd, (void)qdd, (void)lambda;\n  " +
              dynamics(true) + "}\n"});
   if (which.jump) {
-    // Velocity jump: S Λ = J v⁻, v⁺ = v⁻ − M⁻¹ Jᵀ Λ.
+    // Velocity jump: S Λ = J v⁻, v⁺ = v⁻ − M⁻¹ Jᵀ Λ; a locked dof gets Δv = −v⁻ (v⁺ = 0).
+    const std::vector<Sym> a = activity();
     const SymVector q = inputs("q", model.nq);
     const auto X = placements(model, q);
     const SymVector v = inputs("v_minus", nv);
     const Rows rows = frame_rows(model, held, X, nullptr);
     const SymMatrix M = crba(model, X);
-    std::vector<Sym> rhs(m), Lambda, dv;
+    std::vector<Sym> rhs(m), Lambda, dv, Lambda_lock;
     for (int r = 0; r < m; ++r) {
       Sym acc = Sym(0.0);
       for (int c = 0; c < nv; ++c) acc = e.add(acc, e.mul(rows.J[r][c], v[c]));
       rhs[r] = acc;
     }
-    range_space(e, model, M, rows.J, std::vector<Sym>(nv, Sym(0.0)), rhs, -1.0, Lambda, dv);
+    const Masks mk = masks(a, [&](int, int, int dof) { return -v[dof]; });
+    range_space(e, model, M, rows.J, std::vector<Sym>(nv, Sym(0.0)), rhs, -1.0, mk, Lambda, dv, Lambda_lock);
     for (int k = 0; k < nv; ++k) e.assign(at("v_plus", k), e.add(v[k], dv[k]));
-    for (int r = 0; r < m; ++r) e.assign(at("Lambda", r), Lambda[r]);
+    outputs("Lambda", Lambda, Lambda_lock);
     e.raw("return true;");
     kernels.push_back(
-        {"/// The plastic velocity jump when the held frames switch on, as articula::velocity_jump (full form):\n"
-         "/// [M J^T; J 0] [v_plus - v_minus; Lambda] = [0; -J v_minus]. Returns false as constrained_dynamics.\n"
-         "bool velocity_jump(const double* q, const double* v_minus, double* v_plus, double* Lambda);\n",
+        {"/// The plastic velocity jump when the active declared constraints switch on, as\n"
+         "/// articula::velocity_jump (full form): [M J^T; J 0] [v_plus - v_minus; Lambda] = [0; -J v_minus].\n"
+         "/// active and Lambda as in constrained_dynamics. Returns false as constrained_dynamics.\n"
+         "bool velocity_jump(const double* q, const double* v_minus, const double* active, double* v_plus,\n"
+         "                   double* Lambda);\n",
          "\n// Velocity jump at activation, full form in range space (docs/activation.md).\nbool "
-         "velocity_jump(const double* q, const double* v_minus, double* v_plus, double* Lambda) {\n  "
-         "(void)q, (void)v_minus, (void)v_plus, (void)Lambda;\n" +
+         "velocity_jump(const double* q, const double* v_minus, const double* active, double* v_plus,\n"
+         "                   double* Lambda) {\n  (void)q, (void)v_minus, (void)v_plus, (void)Lambda;\n  " +
              e.take() + "}\n"});
   }
-  return "\n/// Frames held in the world (rows in this order): " + list +
+  return "\n/// The declared constraints (rows in this order): " + list +
          ".\ninline constexpr int held_frames = " + std::to_string(held.size()) +
-         ";\ninline constexpr int m = " + std::to_string(m) + ";\n";
+         ";\ninline constexpr int locked_joints = " + std::to_string(joints.size()) +
+         ";\n/// Entries of `active`, `kp` and `kd`; of `ref`.\ninline constexpr int constraints = " +
+         std::to_string(declared) + ";\ninline constexpr int ref_size = " + std::to_string(ref_size) +
+         ";\n/// Rows: of the held frames, and in all (the size of lambda).\ninline constexpr int frame_rows = " +
+         std::to_string(m) + ";\ninline constexpr int m = " + std::to_string(m + lock_rows) + ";\n";
 }
 
 }  // namespace articula::codegen

@@ -1,6 +1,7 @@
 #pragma once
-/// The constrained kernels of `articula codegen --hold`: constrained forward dynamics and the
-/// velocity jump at activation for frames held in the world (docs/codegen.md).
+/// The constrained kernels of `articula codegen --hold/--lock`: constrained forward dynamics and
+/// the velocity jump at activation for frames held in the world and locked joints, any subset
+/// of them active (docs/codegen.md).
 #include <string>
 #include <vector>
 
@@ -23,10 +24,11 @@ struct KernelSelection {
   bool jump = true;
 };
 
-/// Emits the constrained kernels of `held` (none when empty) into the active Emitter
-/// (Emitter::Active) and appends them to `kernels`; returns the constants for NAME.hpp
-/// (held_frames, m).
-std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>& held, const KernelSelection& which,
+/// Emits the constrained kernels of the frames `held` and the joints `locked` (none when both
+/// are empty) into the active Emitter (Emitter::Active) and appends them to `kernels`; returns
+/// the constants for NAME.hpp (held_frames, locked_joints, constraints, ref_size, frame_rows, m).
+std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>& held,
+                                const std::vector<std::string>& locked, const KernelSelection& which,
                                 std::vector<KernelText>& kernels);
 
 }  // namespace articula::codegen

@@ -89,22 +89,26 @@ fs::path include_dir() {
 }
 
 // The unit that exports the kernels: their key, and by name their addresses, and receives
-// the host's log3 (the library needs no symbol of the program that loads it).
+// the host's log3 and joint_difference (the library needs no symbol of the program that loads it).
 std::string table_unit(const std::string& name, const std::string& key, const CompileOptions& o) {
-  const bool constrained = !o.held_frames.empty(), all = !o.engine_kernels_only;
+  const bool constrained = !o.held_frames.empty() || !o.locked_joints.empty(), all = !o.engine_kernels_only;
   const bool plain = all || !o.external_forces, fext = o.external_forces;
   const std::string ns = "::articula::generated::" + name;
   std::string s = "// The kernel table of cache entry " + key + " (src/codegen/kernel_build.cpp).\n#include \"" + name +
                   ".hpp\"\n#include <cstring>\n";
   if (constrained)
     s += "#include \"articula/model/joint.hpp\"\nnamespace {\n::articula::Vector3 (*host_log3)(const "
-         "::articula::Matrix3&) = nullptr;\n}\nnamespace articula {\nVector3 log3(const Matrix3& R) { return "
-         "host_log3(R); }\n}  // namespace articula\n";
+         "::articula::Matrix3&) = nullptr;\nvoid (*host_difference)(::articula::JointType, const double*, const "
+         "double*, double*) = nullptr;\n}\nnamespace articula {\nVector3 log3(const Matrix3& R) { return "
+         "host_log3(R); }\nvoid joint_difference(JointType t, const double* q0, const double* q1, double* v) {\n  "
+         "host_difference(t, q0, q1, v);\n}\n}  // namespace articula\n";
   s += "#define ARTICULA_EXPORT extern \"C\" __attribute__((visibility(\"default\")))\n"
        "ARTICULA_EXPORT const char* articula_kernels_key() { return \"" +
-       key + "\"; }\nARTICULA_EXPORT void articula_kernels_bind(void* log3) {\n";
+       key + "\"; }\nARTICULA_EXPORT void articula_kernels_bind(void* log3, void* difference) {\n";
   s += constrained ? "  host_log3 = reinterpret_cast<::articula::Vector3 (*)(const ::articula::Matrix3&)>(log3);\n"
-                   : "  (void)log3;\n";
+                     "  host_difference = reinterpret_cast<void (*)(::articula::JointType, const double*, const "
+                     "double*, double*)>(difference);\n"
+                   : "  (void)log3, (void)difference;\n";
   s += "}\nARTICULA_EXPORT void* articula_kernel(const char* name) {\n";
   std::vector<std::string> kernels;  // as generate_kernels selects them
   if (all) kernels.insert(kernels.end(), {"rnea", "crba"});
@@ -167,6 +171,7 @@ int build_entry(const Model& model, const CompileOptions& options, const std::st
   CodegenOptions co;
   co.origin = model.name + " (compile_kernels)";
   co.held_frames = options.held_frames;
+  co.locked_joints = options.locked_joints;
   co.external_forces = options.external_forces;
   co.engine_kernels_only = options.engine_kernels_only;
   const GeneratedKernels g = generate_kernels(model, name, co);

@@ -136,7 +136,8 @@ GeneratedKernels generate_kernels(const Model& original, const std::string& name
          "double* v, const double* tau, const double* f_ext, double* qdd) {\n  (void)q, (void)v, (void)tau, "
          "(void)f_ext, (void)qdd;\n" +
              codegen::aba_body(e, model, true) + "}\n"});
-  const std::string constrained_declarations = codegen::constrained_kernels(model, options.held_frames, which, kernels);
+  const std::string constrained_declarations =
+      codegen::constrained_kernels(model, options.held_frames, options.locked_joints, which, kernels);
   GeneratedKernels out;
   out.lines = e.lines();
   const std::string digest = model_digest(original);
@@ -160,7 +161,9 @@ GeneratedKernels generate_kernels(const Model& original, const std::string& name
   const std::string prologue =
       heading + "#include \"" + name +
       ".hpp\"\n\n#include <cmath>\n#include <limits>\n\n#include \"articula/common/sincos.hpp\"\n" +
-      (options.held_frames.empty() ? "" : "#include \"articula/model/joint.hpp\"  // log3\n") +
+      (options.held_frames.empty() && options.locked_joints.empty()
+           ? ""
+           : "#include \"articula/model/joint.hpp\"  // log3, joint_difference\n") +
       "\n// Every product is a named temporary; those a kernel does not need are dropped by the compiler.\n"
       "#if defined(__GNUC__)\n#pragma GCC diagnostic ignored \"-Wunused-variable\"\n#endif\n\nnamespace "
       "articula::generated::" +

@@ -1,5 +1,8 @@
 #include "engine/dynamics_backend.hpp"
 
+#include <algorithm>
+
+#include "articula/constraints/joint_lock.hpp"
 #include "articula/dynamics/aba.hpp"
 
 namespace articula {
@@ -46,62 +49,122 @@ DynamicsResult GeneratedAbaDynamics::evaluate(VectorRef q, VectorRef v, VectorRe
   return {true, false};
 }
 
-void GeneratedHeldDynamics::set_kernel(ConstrainedKernel kernel, ConstrainedFextKernel kernel_fext,
-                                       const std::vector<HeldFrame>& held, int bodies) {
+void GeneratedConstrainedDynamics::set_kernel(ConstrainedKernel kernel, ConstrainedFextKernel kernel_fext,
+                                              const std::vector<HeldFrame>& held,
+                                              const std::vector<std::string>& locked, const Model& model) {
   kernel_ = kernel;
   kernel_fext_ = kernel_fext;
-  forces_.assign(6 * static_cast<std::size_t>(bodies), 0.0);
+  model_ = &model;
+  forces_.assign(6 * static_cast<std::size_t>(model.njoints), 0.0);
   held_ = held;
-  int rows = 0;
-  for (const HeldFrame& h : held) rows += h.weld ? 6 : 3;
-  ref_.assign(12 * held.size(), 0.0);
-  kp_.assign(held.size(), 0.0);
-  kd_.assign(held.size(), 0.0);
-  lambda_.setZero(rows);
-  frames_.clear();
-  frames_.reserve(held.size());
+  locked_.clear();
+  slot_ref_.clear();
+  slot_row_.clear();
+  slot_nq_.clear();
+  slot_rows_.clear();
+  int ref = 0, row = 0;
+  auto declare = [&](int nq, int rows) {
+    slot_ref_.push_back(ref);
+    slot_row_.push_back(row);
+    slot_nq_.push_back(nq);
+    slot_rows_.push_back(rows);
+    ref += nq;
+    row += rows;
+  };
+  for (const HeldFrame& h : held) declare(12, h.weld ? 6 : 3);
+  for (const std::string& name : locked) {
+    const Index j = model.joint_id(name);
+    locked_.push_back(j);
+    declare(model.nq_joint[j], model.nv_joint[j]);
+  }
+  const std::size_t declared = slot_ref_.size();
+  ref_.assign(static_cast<std::size_t>(ref), 0.0);
+  kp_.assign(declared, 0.0);
+  kd_.assign(declared, 0.0);
+  active_.assign(declared, 0.0);
+  lambda_.assign(static_cast<std::size_t>(row), 0.0);
+  uses_.clear();
+  uses_.reserve(declared);
 }
 
-bool GeneratedHeldDynamics::select(const ConstraintSet& set, bool with_forces) {
-  frames_.clear();
-  if ((with_forces ? kernel_fext_ == nullptr : kernel_ == nullptr) || held_.empty()) return false;
-  const std::vector<const Constraint*> on = set.enabled();
-  bool match = on.size() == held_.size();
-  for (std::size_t f = 0; match && f < on.size(); ++f) {
-    const auto* fc = dynamic_cast<const FramePairConstraint*>(on[f]);
-    const HeldFrame& h = held_[f];
-    match = fc != nullptr && fc->frame_b().empty() && fc->frame_a() == h.frame;
-    if (match)
-      for (int k = 0; k < 6; ++k)
-        match = match && fc->mask().axis[k] == (h.weld ? AxisMask::weld() : AxisMask::point()).axis[k];
-    if (match) frames_.push_back(fc);
+bool GeneratedConstrainedDynamics::select(const ConstraintSet& set, bool with_forces) {
+  uses_.clear();
+  std::fill(active_.begin(), active_.end(), 0.0);
+  if ((with_forces ? kernel_fext_ == nullptr : kernel_ == nullptr) || active_.empty()) return false;
+  const Model* model = model_;
+  auto take = [&](int slot, const Constraint* c, int set_row, int ref_from) {
+    if (active_[static_cast<std::size_t>(slot)] != 0.0) return false;  // declared once, used once
+    active_[static_cast<std::size_t>(slot)] = 1.0;
+    uses_.push_back({slot, c, slot_row_[static_cast<std::size_t>(slot)], set_row,
+                     slot_rows_[static_cast<std::size_t>(slot)], ref_from});
+    return true;
+  };
+  bool match = model != nullptr;
+  for (const Constraint* c : set.enabled()) {
+    if (!match) break;
+    const int row0 = set.row_offset(c->name());
+    if (const auto* fc = dynamic_cast<const FramePairConstraint*>(c)) {
+      match = false;
+      if (!fc->frame_b().empty()) break;
+      for (std::size_t f = 0; f < held_.size() && !match; ++f) {
+        const AxisMask mask = held_[f].weld ? AxisMask::weld() : AxisMask::point();
+        if (held_[f].frame == fc->frame_a() && std::equal(mask.axis, mask.axis + 6, fc->mask().axis) &&
+            active_[f] == 0.0)
+          match = take(static_cast<int>(f), c, row0, 0);
+      }
+    } else if (const auto* lock = dynamic_cast<const JointLock*>(c)) {
+      int row = row0, ref_from = 0;
+      for (const std::string& name : lock->joints()) {
+        const Index j = model->joint_id(name);
+        const auto it = std::find(locked_.begin(), locked_.end(), j);
+        match = it != locked_.end() &&
+                take(static_cast<int>(held_.size() + static_cast<std::size_t>(it - locked_.begin())), c, row, ref_from);
+        if (!match) break;
+        row += model->nv_joint[j];
+        ref_from += model->nq_joint[j];
+      }
+    } else {
+      match = false;
+    }
   }
-  if (!match) frames_.clear();
+  if (!match) {
+    uses_.clear();
+    std::fill(active_.begin(), active_.end(), 0.0);
+  }
   return match;
 }
 
-DynamicsResult GeneratedHeldDynamics::evaluate(VectorRef q, VectorRef v, VectorRef tau, std::span<const Force> f_ext,
-                                               std::string& message) {
-  for (std::size_t f = 0; f < frames_.size(); ++f) {
-    const FramePairConstraint& c = *frames_[f];
+DynamicsResult GeneratedConstrainedDynamics::evaluate(VectorRef q, VectorRef v, VectorRef tau,
+                                                      std::span<const Force> f_ext, std::string& message) {
+  for (const Use& u : uses_) {
+    const Constraint& c = *u.constraint;
     if (!c.has_reference()) return fallback_.evaluate(q, v, tau, f_ext, message);
-    const Transform& X = c.reference();
-    for (int k = 0; k < 3; ++k) ref_[12 * f + k] = X.p[k];
-    for (int k = 0; k < 9; ++k) ref_[12 * f + 3 + k] = X.R.data()[k];
+    double* ref = ref_.data() + slot_ref_[static_cast<std::size_t>(u.slot)];
+    if (static_cast<std::size_t>(u.slot) < held_.size()) {
+      const Transform& X = static_cast<const FramePairConstraint&>(c).reference();
+      for (int k = 0; k < 3; ++k) ref[k] = X.p[k];
+      for (int k = 0; k < 9; ++k) ref[3 + k] = X.R.data()[k];
+    } else {
+      const VectorX& r = static_cast<const JointLock&>(c).reference();
+      for (int k = 0; k < slot_nq_[static_cast<std::size_t>(u.slot)]; ++k) ref[k] = r[u.ref_from + k];
+    }
     const bool on = c.baumgarte_frequency() > 0.0;
-    kp_[f] = on ? c.kp() : 0.0;
-    kd_[f] = on ? c.kd() : 0.0;
+    kp_[static_cast<std::size_t>(u.slot)] = on ? c.kp() : 0.0;
+    kd_[static_cast<std::size_t>(u.slot)] = on ? c.kd() : 0.0;
   }
   bool ok = false;
   if (f_ext.empty()) {
-    ok = kernel_(q.data(), v.data(), tau.data(), ref_.data(), kp_.data(), kd_.data(), data_.ddq.data(), lambda_.data());
+    ok = kernel_(q.data(), v.data(), tau.data(), ref_.data(), kp_.data(), kd_.data(), active_.data(), data_.ddq.data(),
+                 lambda_.data());
   } else {
     pack_forces(f_ext, forces_);
     ok = kernel_fext_(q.data(), v.data(), tau.data(), forces_.data(), ref_.data(), kp_.data(), kd_.data(),
-                      data_.ddq.data(), lambda_.data());
+                      active_.data(), data_.ddq.data(), lambda_.data());
   }
   if (!ok) return fallback_.evaluate(q, v, tau, f_ext, message);
-  set_.lambda() = lambda_;
+  auto lambda = set_.lambda();
+  for (const Use& u : uses_)
+    for (int r = 0; r < u.rows; ++r) lambda[u.set_row + r] = lambda_[static_cast<std::size_t>(u.kernel_row + r)];
   ++calls_;
   return {true, false};
 }

@@ -79,36 +79,48 @@ class GeneratedAbaDynamics final : public Dynamics {
   std::vector<double> forces_;
 };
 
-// The generated constrained kernel of frames held in the world (its _fext form when the
-// evaluation has external forces), with the constraints' references and Baumgarte gains; an
-// evaluation whose reference is not captured yet or whose rows are dependent (the kernel
-// returns false) goes to the runtime solve.
-class GeneratedHeldDynamics final : public Dynamics {
+// The generated constrained kernel of the declared frames held in the world and locked joints
+// (its _fext form when the evaluation has external forces), with the active ones switched on
+// and the constraints' references and Baumgarte gains; an evaluation whose reference is not
+// captured yet or whose rows are dependent (the kernel returns false) goes to the runtime solve.
+class GeneratedConstrainedDynamics final : public Dynamics {
  public:
-  GeneratedHeldDynamics(Data& data, ConstraintSet& set, RuntimeConstrainedDynamics& fallback, long& calls)
+  GeneratedConstrainedDynamics(Data& data, ConstraintSet& set, RuntimeConstrainedDynamics& fallback, long& calls)
       : data_(data), set_(set), fallback_(fallback), calls_(calls) {}
-  // The kernels and their held frames (sizes the buffers; not inside a step).
+  // The kernels and their declared constraints (sizes the buffers; not inside a step).
   void set_kernel(ConstrainedKernel kernel, ConstrainedFextKernel kernel_fext, const std::vector<HeldFrame>& held,
-                  int bodies);
-  // True when the enabled constraints of the set are exactly the held frames (same frames,
-  // masks and order) and there is a kernel for evaluations without (with) external forces;
-  // then keeps them for the evaluations.
+                  const std::vector<std::string>& locked, const Model& model);
+  // True when every enabled constraint of the set is one of the declared ones (a world
+  // FrameConstraint with the held frame's mask; a JointLock of declared joints), no declared
+  // one is used twice, and there is a kernel for evaluations without (with) external forces;
+  // then keeps the mapping for the evaluations.
   bool select(const ConstraintSet& set, bool with_forces);
   DynamicsResult evaluate(VectorRef q, VectorRef v, VectorRef tau, std::span<const Force> f_ext,
                           std::string& message) override;
 
  private:
+  // One active declared constraint: the held frame f or the locked joint j (declared index
+  // `slot`) and the enabled constraint it stands for, with that constraint's first row in the
+  // kernel's lambda and in the set's, and its number of rows.
+  struct Use {
+    int slot;
+    const Constraint* constraint;
+    int kernel_row, set_row, rows;
+    int ref_from;  // JointLock: where this joint's coordinates start in its reference
+  };
   Data& data_;
   ConstraintSet& set_;
   RuntimeConstrainedDynamics& fallback_;
   long& calls_;
   ConstrainedKernel kernel_ = nullptr;
   ConstrainedFextKernel kernel_fext_ = nullptr;
+  const Model* model_ = nullptr;
   std::vector<HeldFrame> held_;
-  std::vector<double> forces_;
-  std::vector<const FramePairConstraint*> frames_;
-  std::vector<double> ref_, kp_, kd_;
-  VectorX lambda_;
+  std::vector<Index> locked_;             // joint ids
+  std::vector<int> slot_ref_, slot_row_;  // per declared constraint: first entry in ref and in lambda
+  std::vector<int> slot_nq_, slot_rows_;  // its number of ref entries and of rows
+  std::vector<Use> uses_;
+  std::vector<double> forces_, ref_, kp_, kd_, active_, lambda_;
 };
 
 }  // namespace articula

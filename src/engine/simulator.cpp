@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "articula/constraints/frame_constraint.hpp"
+#include "articula/constraints/joint_lock.hpp"
 #include "articula/dynamics/aba.hpp"
 #include "articula/dynamics/energy.hpp"
 #include "articula/dynamics/kinematics.hpp"
@@ -159,8 +160,11 @@ void Simulator::Impl::install_generated(GeneratedDynamics kernels) {
     if (!m.has_frame(h.frame))
       throw std::invalid_argument("use_generated: held frame '" + h.frame + "' is not a frame of the model");
   generated_aba.set_kernel(kernels.aba, kernels.aba_fext, m.njoints);
-  generated_held.set_kernel(kernels.constrained_dynamics, kernels.constrained_dynamics_fext, kernels.held_frames,
-                            m.njoints);
+  for (const std::string& j : kernels.locked_joints)
+    if (!m.has_joint(j))
+      throw std::invalid_argument("use_generated: locked joint '" + j + "' is not a joint of the model");
+  generated_constrained.set_kernel(kernels.constrained_dynamics, kernels.constrained_dynamics_fext, kernels.held_frames,
+                                   kernels.locked_joints, m);
   compiled_owner.reset();  // kernels of a library loaded before (use_compiled) are no longer used
   refresh_active();
 }
@@ -170,18 +174,40 @@ std::vector<HeldFrame> compilable_held_frames(const Robot& robot) {
   const ConstraintSet& set = robot.constraints();
   for (const std::string& name : set.names()) {
     const auto* fc = dynamic_cast<const FramePairConstraint*>(&set.get(name));
-    if (fc == nullptr || !fc->frame_b().empty()) return {};
+    if (fc == nullptr || !fc->frame_b().empty()) continue;
     auto same = [&](const AxisMask& m) { return std::equal(m.axis, m.axis + 6, fc->mask().axis); };
     const bool weld = same(AxisMask::weld()), point = same(AxisMask::point());
-    if (!weld && !point) return {};
-    held.push_back({fc->frame_a(), weld});
+    if (weld || point) held.push_back({fc->frame_a(), weld});
   }
   return held;
 }
 
-CompileOptions compile_options_for(const Robot& robot) {
+std::vector<std::string> compilable_locked_joints(const Robot& robot, bool joint_limits) {
+  const Model& m = robot.model();
+  std::vector<char> lock(static_cast<std::size_t>(m.njoints), 0);
+  const ConstraintSet& set = robot.constraints();
+  for (const std::string& name : set.names())
+    if (const auto* l = dynamic_cast<const JointLock*>(&set.get(name)))
+      for (const std::string& j : l->joints()) lock[static_cast<std::size_t>(m.joint_id(j))] = 1;
+  for (const Brake& b : robot.brakes()) lock[static_cast<std::size_t>(m.joint_id(b.joint))] = 1;
+  if (joint_limits)  // as Simulator::Impl::add_limit_stops
+    for (Index j = 0; j < m.njoints; ++j) {
+      const JointType t = m.joint_types[j];
+      const int iq = m.idx_q[j];
+      if (m.nq_joint[j] == 1 && (t == JointType::Revolute || t == JointType::Prismatic) &&
+          (std::isfinite(m.lower[iq]) || std::isfinite(m.upper[iq])))
+        lock[static_cast<std::size_t>(j)] = 1;
+    }
+  std::vector<std::string> out;
+  for (Index j = 0; j < m.njoints; ++j)
+    if (lock[static_cast<std::size_t>(j)]) out.push_back(m.joint_names[j]);
+  return out;
+}
+
+CompileOptions compile_options_for(const Robot& robot, const SimulationOptions& options) {
   CompileOptions c;
   c.held_frames = compilable_held_frames(robot);
+  c.locked_joints = compilable_locked_joints(robot, options.joint_limits);
   c.external_forces = !robot.contacts().empty();
   c.engine_kernels_only = true;
   return c;
@@ -198,6 +224,7 @@ void Simulator::Impl::install_compiled(std::shared_ptr<const CompiledKernels> ke
   g.model_digest = kernels->model_digest;
   g.aba = kernels->aba;
   g.held_frames = kernels->held_frames;
+  g.locked_joints = kernels->locked_joints;
   g.constrained_dynamics = kernels->constrained_dynamics;
   g.aba_fext = kernels->aba_fext;
   g.constrained_dynamics_fext = kernels->constrained_dynamics_fext;
@@ -226,6 +253,8 @@ bool Simulator::Impl::poll_kernels() {
 }
 
 long Simulator::generated_evaluations() const { return impl_->generated_calls; }
+
+long Simulator::dynamics_evaluations() const { return impl_->dynamics_calls; }
 
 std::vector<std::string> Simulator::sensor_channels() const { return impl_->sensor_channels(); }
 

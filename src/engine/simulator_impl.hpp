@@ -186,10 +186,11 @@ struct Simulator::Impl {
   // refresh_active for the enabled constraints; the generated ones are set by
   // Simulator::use_generated (their digest checked) and count their calls in generated_calls.
   long generated_calls = 0;
+  long dynamics_calls = 0;  // every evaluation of the dynamics, by any back end
   RuntimeAbaDynamics runtime_aba;
   RuntimeConstrainedDynamics runtime_constrained;
   GeneratedAbaDynamics generated_aba;
-  GeneratedHeldDynamics generated_held;
+  GeneratedConstrainedDynamics generated_constrained;
   Dynamics* dynamics = &runtime_aba;
   std::shared_ptr<const void> compiled_owner;
   // Simulator::use_compiled_when_ready: kernels still being compiled; polled between steps.

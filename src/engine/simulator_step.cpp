@@ -30,7 +30,7 @@ Simulator::Impl::Impl(Robot& r, SimulationOptions o)
       runtime_aba(*model, data),
       runtime_constrained(*model, data, cws, r.constraints(), options.method),
       generated_aba(data, generated_calls),
-      generated_held(data, r.constraints(), runtime_constrained, generated_calls) {}
+      generated_constrained(data, r.constraints(), runtime_constrained, generated_calls) {}
 
 bool Simulator::Impl::call_controller() {
   bool ok = false;
@@ -92,6 +92,7 @@ bool Simulator::Impl::rhs(VectorRef q, VectorRef v, Eigen::Ref<VectorX> vdot) {
     if (brake_run[k].state == BrakeState::Slipping)
       tau[brake_run[k].iv] -= robot.brakes()[k].torque * brake_run[k].sign;
   const std::span<const Force> fe = with_contacts ? std::span<const Force>(f_ext) : std::span<const Force>();
+  ++dynamics_calls;
   const DynamicsResult r = dynamics->evaluate(q, v, tau, fe, failure_message);
   // With contacts the kinematics of (q, v) were computed above; a generated kernel leaves them.
   data_stage = r.kinematics_current || with_contacts ? DataStage::KinematicsCurrent : DataStage::AccelerationsOnly;
@@ -159,8 +160,8 @@ void Simulator::Impl::refresh_active() {
   if (!constrained)
     dynamics = generated_aba.usable(with_forces) ? static_cast<Dynamics*>(&generated_aba) : &runtime_aba;
   else if ((method == ConstrainedMethod::Auto || method == ConstrainedMethod::RangeSpace) &&
-           generated_held.select(set, with_forces))
-    dynamics = &generated_held;
+           generated_constrained.select(set, with_forces))
+    dynamics = &generated_constrained;
   else
     dynamics = &runtime_constrained;
   lambda_valid = false;

@@ -103,8 +103,8 @@ TEST(CompiledKernels, HeldFramesMatchTheRangeSpaceSolver) {
     for (int i = 0; i < 3; ++i) ref[i] = X.p[i];
     for (int i = 0; i < 9; ++i) ref[3 + i] = X.R.data()[i];
     VectorX qdd(model.nv), lambda(3);
-    ASSERT_TRUE(k->constrained_dynamics(q.data(), v.data(), tau.data(), ref.data(), kp.data(), kd.data(), qdd.data(),
-                                        lambda.data()));
+    ASSERT_TRUE(k->constrained_dynamics(q.data(), v.data(), tau.data(), ref.data(), kp.data(), kd.data(), nullptr,
+                                        qdd.data(), lambda.data()));
     EXPECT_LT(test::rel_err(qdd, data.ddq), 1e-9);
     EXPECT_LT(test::rel_err(lambda, set.lambda()), 1e-9);
   }
@@ -225,6 +225,18 @@ void expect_same_log(const std::vector<std::vector<double>>& a, const std::vecto
   EXPECT_LT(worst, 1e-9);
 }
 
+// The run's summary says that every evaluation of the dynamics (more than `at_least`) was done
+// by the compiled kernels.
+void expect_all_on_kernels(const std::string& output, long at_least) {
+  const auto at = output.find("evaluations by the compiled kernels: ");
+  ASSERT_NE(at, std::string::npos) << output;
+  long by_kernels = 0, total = 0;
+  ASSERT_EQ(std::sscanf(output.c_str() + at, "evaluations by the compiled kernels: %ld of %ld", &by_kernels, &total),
+            2);
+  EXPECT_EQ(by_kernels, total) << output;
+  EXPECT_GT(total, at_least) << output;
+}
+
 // A whole scenario with --compiled equals the runtime run to 1e-9 (the log's every number).
 TEST(CompiledKernels, RunCompiledEqualsTheRuntimeRun) {
   const test::ScratchDir dir("compiled_run");
@@ -233,6 +245,7 @@ TEST(CompiledKernels, RunCompiledEqualsTheRuntimeRun) {
                                           "/cache' -o '" + dir.path() + "/c'");
   ASSERT_EQ(a.code, 0) << a.output;
   EXPECT_NE(a.output.find("kernels compiled in"), std::string::npos) << a.output;
+  expect_all_on_kernels(a.output, 1000);  // the locks too (CodegenOptions::locked_joints)
   const test::CliResult b = test::run_cli("run '" + scenario + "' -q -o '" + dir.path() + "/r'");
   ASSERT_EQ(b.code, 0) << b.output;
   const test::CliResult again = test::run_cli("run '" + scenario + "' -q --compiled --cache-dir '" + dir.path() +
@@ -259,6 +272,21 @@ std::vector<std::vector<double>> run_log(const std::string& scenario, const std:
       return read_csv(e.path().string());
   ADD_FAILURE() << "no log in " << out;
   return {};
+}
+
+// Brakes as they are (scenarios/estop_real_brakes.yaml): friction brakes that slip, stick
+// (a JointLock switched on) and release, and a pin brake that locks with the jump. --compiled
+// declares a lock per braked joint; every subset the stop goes through runs on the one
+// constrained kernel, and the run equals the runtime run (1e-9).
+TEST(CompiledKernels, RunCompiledWithBrakesEqualsTheRuntimeRun) {
+  const test::ScratchDir dir("compiled_brakes");
+  const std::string scenario = std::string(ARTICULA_MODELS_DIR) + "/../scenarios/estop_real_brakes.yaml";
+  std::string out_c, out_r;
+  const auto rc = run_log(scenario, "--compiled --cache-dir '" + dir.path() + "/cache'", dir.path() + "/c", out_c);
+  const auto rr = run_log(scenario, "", dir.path() + "/r", out_r);
+  expect_all_on_kernels(out_c, 1000);
+  ASSERT_GT(rr.size(), 100u);
+  expect_same_log(rc, rr);
 }
 
 // --compile-in-background: the run starts on the runtime algorithms, switches when the kernels
@@ -321,12 +349,7 @@ TEST(CompiledKernels, RunCompiledWithContactsEqualsTheRuntimeRun) {
   // Only aba_fext (and the kernel table) is compiled: the kernels the engine calls.
   EXPECT_NE(out_c.find("kernels compiled in"), std::string::npos) << out_c;
   EXPECT_NE(out_c.find("(2 units"), std::string::npos) << out_c;
-  const auto at = out_c.find("evaluations by the compiled kernels: ");
-  ASSERT_NE(at, std::string::npos) << out_c;
-  long by_kernels = 0, total = 0;
-  ASSERT_EQ(std::sscanf(out_c.c_str() + at, "evaluations by the compiled kernels: %ld of %ld", &by_kernels, &total), 2);
-  EXPECT_EQ(by_kernels, total);
-  EXPECT_GT(total, 1000);
+  expect_all_on_kernels(out_c, 1000);
   EXPECT_EQ(out_r.find("compiled kernels"), std::string::npos) << out_r;
   ASSERT_GT(rr.size(), 100u);
   expect_same_log(rc, rr);

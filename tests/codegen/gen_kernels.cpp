@@ -20,10 +20,12 @@ void write(const std::filesystem::path& path, const std::string& text) {
 }
 
 void generate(const std::filesystem::path& dir, articula::Model model, const std::string& name, double snap = 1e-9,
-              std::vector<articula::HeldFrame> held = {}, bool external_forces = false) {
+              std::vector<articula::HeldFrame> held = {}, bool external_forces = false,
+              std::vector<std::string> locked = {}) {
   articula::test::add_armature(model);
   const articula::GeneratedKernels k = articula::generate_kernels(
-      model, name, {model.name + " with test armature", snap, std::move(held), external_forces});
+      model, name,
+      {model.name + " with test armature", snap, std::move(held), external_forces, false, std::move(locked)});
   write(dir / (name + ".hpp"), k.header);
   write(dir / (name + ".cpp"), k.source);
 }
@@ -62,15 +64,20 @@ int main(int argc, char** argv) {
     if (wanted("mixed_floating"))
       generate(dir, articula::test::mixed_model(true), "test_mixed_floating", 1e-9, {{"tip", true}, {"leg", false}},
                true);
+    // Every joint type locked, beside the two frames: any subset of the seven (with external forces).
+    if (wanted("mixed_locks"))
+      generate(dir, articula::test::mixed_model(true), "test_mixed_locks", 1e-9, {{"tip", true}, {"leg", false}}, true,
+               {"root", "j_sph", "j_prism", "j_cont", "j_rev"});
     if (wanted("mixed_twice"))
       generate(dir, articula::test::mixed_model(true), "test_mixed_twice", 1e-9, {{"tip", true}, {"tip", false}});
     if (!wanted("standing_humanoid")) return 0;
     // The standing humanoid of the engine tests: its Robot's model (motors' reflected inertia in
     // the armature), both soles welded — for Simulator::use_generated.
     const articula::test::StandingHumanoid h = articula::test::standing_humanoid();
-    const articula::GeneratedKernels k = articula::generate_kernels(
-        h.robot.model(), "test_standing_humanoid",
-        {"test::standing_humanoid()", 1e-9, {{"left_sole_link", true}, {"right_sole_link", true}}});
+    articula::CodegenOptions options;
+    options.origin = "test::standing_humanoid()";
+    options.held_frames = {{"left_sole_link", true}, {"right_sole_link", true}};
+    const articula::GeneratedKernels k = articula::generate_kernels(h.robot.model(), "test_standing_humanoid", options);
     write(dir / "test_standing_humanoid.hpp", k.header);
     write(dir / "test_standing_humanoid.cpp", k.source);
   } catch (const std::exception& e) {

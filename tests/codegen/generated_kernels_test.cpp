@@ -10,6 +10,7 @@
 
 #include "test_mixed_fixed.hpp"
 #include "test_mixed_floating.hpp"
+#include "test_mixed_locks.hpp"
 #include "test_mixed_twice.hpp"
 #include "test_models.hpp"
 #include "test_pendulum3r.hpp"
@@ -301,8 +302,8 @@ TEST(GeneratedKernels, ConstrainedDynamicsAndJumpMatchTheSolvers) {
           constrained_forward_dynamics(c.model, data, ws, set, q, v, tau, {}, ConstrainedMethod::RangeSpace);
       ASSERT_TRUE(report.ok()) << report.message;
       VectorX qdd(c.model.nv), lambda(set.dim());
-      ASSERT_TRUE(c.kernels.dynamics(q.data(), v.data(), tau.data(), ref.data(), kp.data(), kd.data(), qdd.data(),
-                                     lambda.data()));
+      ASSERT_TRUE(c.kernels.dynamics(q.data(), v.data(), tau.data(), ref.data(), kp.data(), kd.data(), nullptr,
+                                     qdd.data(), lambda.data()));
       EXPECT_LT(test::rel_err(qdd, data.ddq), 1e-9);
       EXPECT_LT(test::rel_err(lambda, set.lambda()), 1e-9);
 
@@ -315,7 +316,7 @@ TEST(GeneratedKernels, ConstrainedDynamicsAndJumpMatchTheSolvers) {
       const JumpResult ref_jump = velocity_jump(c.model, data, MatrixX(0, c.model.nv), J, v, options);
       ASSERT_TRUE(ref_jump.ok()) << ref_jump.message;
       VectorX v_plus(c.model.nv), Lambda(set.dim());
-      ASSERT_TRUE(c.kernels.jump(q.data(), v.data(), v_plus.data(), Lambda.data()));
+      ASSERT_TRUE(c.kernels.jump(q.data(), v.data(), nullptr, v_plus.data(), Lambda.data()));
       EXPECT_LT(test::rel_err(v_plus, ref_jump.v_plus), 1e-9);
       EXPECT_LT(test::rel_err(Lambda, ref_jump.Lambda), 1e-9);
       EXPECT_LT((J * v_plus).cwiseAbs().maxCoeff(), 1e-9 * (1.0 + v.norm()));
@@ -373,7 +374,7 @@ TEST(GeneratedKernels, ExternalForcesMatchTheRecursionsAndTheSolver) {
           constrained_forward_dynamics(model, data, ws, set, q, v, tau, f_ext, ConstrainedMethod::RangeSpace);
       ASSERT_TRUE(report.ok()) << report.message;
       VectorX lambda(set.dim());
-      ASSERT_TRUE(fc.dynamics(q.data(), v.data(), tau.data(), packed.data(), ref.data(), kp.data(), kd.data(),
+      ASSERT_TRUE(fc.dynamics(q.data(), v.data(), tau.data(), packed.data(), ref.data(), kp.data(), kd.data(), nullptr,
                               qdd.data(), lambda.data()));
       EXPECT_LT(test::rel_err(qdd, data.ddq), 1e-9);
       EXPECT_LT(test::rel_err(lambda, set.lambda()), 1e-9);
@@ -394,8 +395,147 @@ TEST(GeneratedKernels, DependentRowsAreReported) {
   for (int f = 0; f < 2; ++f) ref[12 * f + 3] = ref[12 * f + 7] = ref[12 * f + 11] = 1.0;
   VectorX out(model.nv), lambda(9);
   EXPECT_FALSE(generated::test_mixed_twice::constrained_dynamics(q.data(), v.data(), tau.data(), ref.data(), kp.data(),
-                                                                 kd.data(), out.data(), lambda.data()));
-  EXPECT_FALSE(generated::test_mixed_twice::velocity_jump(q.data(), v.data(), out.data(), lambda.data()));
+                                                                 kd.data(), nullptr, out.data(), lambda.data()));
+  EXPECT_FALSE(generated::test_mixed_twice::velocity_jump(q.data(), v.data(), nullptr, out.data(), lambda.data()));
+}
+
+// test_mixed_locks declares the two frames of mixed_floating and a lock on each of its five
+// joints (free flyer, spherical, prismatic, continuous, revolute). Every one of the 2⁷ subsets,
+// switched on by `active`, against the range-space solver and velocity_jump's full form with
+// only those constraints in the set (alternately with external forces), to 1e-12 relative. Independent rows must
+// solve and match; dependent ones (e.g. the tip welded with its whole chain locked) return false.
+TEST(GeneratedKernels, AnySubsetOfFramesAndLocksMatchesTheSolvers) {
+  namespace g = generated::test_mixed_locks;
+  Model model = test::mixed_model(true);
+  test::add_armature(model);
+  const std::vector<HeldFrame> held = {{"tip", true}, {"leg", false}};
+  const std::vector<std::string> locked = {"root", "j_sph", "j_prism", "j_cont", "j_rev"};
+  ASSERT_EQ(g::constraints, 7);
+  ASSERT_EQ(g::frame_rows, 9);
+  ASSERT_EQ(g::m, 9 + model.nv);
+  std::mt19937 rng(11);
+  Data data(model);
+  int solved = 0, dependent = 0;
+  double worst = 0.0;
+  for (int subset = 0; subset < 128; ++subset) {
+    SCOPED_TRACE("subset " + std::to_string(subset));
+    const VectorX q = random_configuration(model, rng);
+    const VectorX v = test::random_vector(model.nv, rng), tau = test::random_vector(model.nv, rng);
+    const VectorX q_ref = integrate(model, q, test::random_vector(model.nv, rng, 0.05), 1.0);
+    const bool with_forces = subset % 2 == 1;
+    std::vector<Force> f_ext;
+    std::vector<double> packed(6 * static_cast<std::size_t>(model.njoints), 0.0);
+    if (with_forces)
+      for (Index i = 0; i < model.njoints; ++i) {
+        f_ext.push_back(Force::from(test::random_vector(6, rng, 20.0)));
+        for (int k = 0; k < 6; ++k) packed[static_cast<std::size_t>(6 * i + k)] = f_ext.back().vector()[k];
+      }
+    // The set of the active ones, in declared order, and the kernel's inputs.
+    ConstraintSet set(model);
+    forward_kinematics(model, data, q);
+    std::vector<double> ref(g::ref_size, 0.0), kp(7, 0.0), kd(7, 0.0), active(7, 0.0);
+    std::vector<int> rows(7);  // rows of each declared constraint
+    int r0 = 0;
+    for (int c = 0; c < 7; ++c) {
+      active[c] = (subset >> c) & 1;
+      Constraint* made = nullptr;
+      if (c < 2) {
+        Transform X = frame_placement(model, data, model.frame_id(held[c].frame));
+        const VectorX d = test::random_vector(6, rng, 0.05);
+        X.p += d.head<3>();
+        X.R = exp3(d.tail<3>()) * X.R;
+        for (int k = 0; k < 3; ++k) ref[12 * c + k] = X.p[k];
+        for (int k = 0; k < 9; ++k) ref[12 * c + 3 + k] = X.R.data()[k];
+        rows[c] = held[c].weld ? 6 : 3;
+        if (active[c] != 0.0)
+          made = &set.emplace<FrameConstraint>("frame" + std::to_string(c), held[c].frame,
+                                               held[c].weld ? AxisMask::weld() : AxisMask::point(), X);
+      } else {
+        const Index j = model.joint_id(locked[c - 2]);
+        const VectorX qj = q_ref.segment(model.idx_q[j], model.nq_joint[j]);
+        for (int k = 0; k < model.nq_joint[j]; ++k) ref[r0 + k] = qj[k];
+        r0 += model.nq_joint[j];
+        rows[c] = model.nv_joint[j];
+        if (active[c] != 0.0)
+          made =
+              &set.emplace<JointLock>(model, "lock" + std::to_string(c), std::vector<std::string>{locked[c - 2]}, qj);
+      }
+      if (c == 1) r0 = 24;
+      if (made != nullptr) {
+        made->set_baumgarte_frequency(2.0 + c);
+        kp[c] = made->kp();
+        kd[c] = made->kd();
+      }
+    }
+    VectorX qdd(model.nv), lambda(g::m), v_plus(model.nv), Lambda(g::m);
+    const bool ok = with_forces
+                        ? g::constrained_dynamics_fext(q.data(), v.data(), tau.data(), packed.data(), ref.data(),
+                                                       kp.data(), kd.data(), active.data(), qdd.data(), lambda.data())
+                        : g::constrained_dynamics(q.data(), v.data(), tau.data(), ref.data(), kp.data(), kd.data(),
+                                                  active.data(), qdd.data(), lambda.data());
+    const bool jump_ok = g::velocity_jump(q.data(), v.data(), active.data(), v_plus.data(), Lambda.data());
+    if (set.dim() == 0) {  // nothing active: ABA
+      ASSERT_TRUE(ok && jump_ok);
+      EXPECT_LT(test::rel_err(qdd, aba(model, data, q, v, tau, f_ext)), 1e-12);
+      EXPECT_EQ(lambda.cwiseAbs().maxCoeff(), 0.0);
+      EXPECT_EQ(v_plus, v);
+      continue;
+    }
+    crba(model, data, q);
+    set.compute_jacobian(model, data, q, v);
+    const MatrixX J = set.J();
+    if (Eigen::FullPivLU<MatrixX>(J).rank() < J.rows()) {
+      EXPECT_FALSE(ok);
+      EXPECT_FALSE(jump_ok);
+      ++dependent;
+      continue;
+    }
+    ASSERT_TRUE(ok && jump_ok);
+    ++solved;
+    ConstrainedWorkspace ws(model, set.dim());
+    const SolveReport report =
+        constrained_forward_dynamics(model, data, ws, set, q, v, tau, f_ext, ConstrainedMethod::RangeSpace);
+    ASSERT_TRUE(report.ok()) << report.message;
+    JumpOptions options;
+    options.form = JumpForm::Full;
+    const JumpResult jump = velocity_jump(model, data, MatrixX(0, model.nv), J, v, options);
+    ASSERT_TRUE(jump.ok()) << jump.message;
+    // The set's multipliers at their declared places; zeros for the inactive ones.
+    VectorX expect_lambda = VectorX::Zero(g::m), expect_Lambda = VectorX::Zero(g::m);
+    for (int c = 0, at = 0, from = 0; c < 7; at += rows[c], ++c)
+      if (active[c] != 0.0) {
+        expect_lambda.segment(at, rows[c]) = set.lambda().segment(from, rows[c]);
+        expect_Lambda.segment(at, rows[c]) = jump.Lambda.segment(from, rows[c]);
+        from += rows[c];
+      }
+    for (const double e : {test::rel_err(qdd, data.ddq), test::rel_err(lambda, expect_lambda),
+                           test::rel_err(v_plus, jump.v_plus), test::rel_err(Lambda, expect_Lambda)})
+      worst = std::max(worst, e);
+    EXPECT_LT(test::rel_err(qdd, data.ddq), 1e-12);
+    EXPECT_LT(test::rel_err(lambda, expect_lambda), 1e-12);
+    EXPECT_LT(test::rel_err(v_plus, jump.v_plus), 1e-12);
+    EXPECT_LT(test::rel_err(Lambda, expect_Lambda), 1e-12);
+    EXPECT_LT((J * v_plus).cwiseAbs().maxCoeff(), 1e-9 * (1.0 + v.norm()));
+  }
+  EXPECT_GT(solved, 40);
+  EXPECT_GT(dependent, 10);
+  std::printf("[ info ] %d subsets solved (worst relative difference %.1e), %d dependent\n", solved, worst, dependent);
+}
+
+// An unknown or repeated locked joint is refused, naming it.
+TEST(GeneratedKernels, LockedJointsAreChecked) {
+  const Model m = test::mixed_model(true);
+  CodegenOptions options;
+  for (const auto& [joints, expect] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"no_such_joint"}, "no_such_joint"}, {{"j_rev", "j_rev"}, "locked twice"}}) {
+    options.locked_joints = joints;
+    try {
+      generate_kernels(m, "bad", options);
+      ADD_FAILURE() << "accepted " << joints[0];
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(expect), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(GeneratedKernels, HeldFramesAreChecked) {

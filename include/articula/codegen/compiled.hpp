@@ -22,6 +22,8 @@ class CompileError : public std::runtime_error {
 struct CompileOptions {
   /// Frames held in the world for constrained_dynamics / velocity_jump (as `codegen --hold`).
   std::vector<HeldFrame> held_frames;
+  /// Joints locked in the constrained kernels (CodegenOptions::locked_joints, `codegen --lock`).
+  std::vector<std::string> locked_joints;
   /// Also the kernels with external forces (CodegenOptions::external_forces), for robots with
   /// elastic contacts.
   bool external_forces = false;
@@ -50,6 +52,7 @@ struct CompiledKernels {
   double seconds = 0.0;      ///< [s] wall time of compile_kernels (generation, compile, load)
   int units = 0;             ///< translation units compiled (0 from the cache)
   std::vector<HeldFrame> held_frames;
+  std::vector<std::string> locked_joints;
   bool external_forces = false;  ///< compiled with CompileOptions::external_forces
   RneaKernel rnea = nullptr;
   CrbaKernel crba = nullptr;
@@ -69,7 +72,7 @@ std::string kernel_cache_dir(const CompileOptions& options = {});
 /// compiled into the library all match: a truncated, stale or foreign entry is rebuilt, never
 /// loaded. Concurrent processes are safe (each compiles in its own folder; the library and
 /// the manifest are published by rename). Throws CompileError when no compiler is found or
-/// it fails, std::invalid_argument for bad held frames.
+/// it fails, std::invalid_argument for bad held frames or locked joints.
 std::shared_ptr<const CompiledKernels> compile_kernels(const Model& model, const CompileOptions& options = {});
 
 }  // namespace articula

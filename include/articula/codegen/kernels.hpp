@@ -14,16 +14,20 @@ namespace articula {
 using RneaKernel = void (*)(const double* q, const double* v, const double* a, double* tau);
 using CrbaKernel = void (*)(const double* q, double* M);
 using AbaKernel = void (*)(const double* q, const double* v, const double* tau, double* qdd);
+/// The constrained kernels take `active`: 1 or 0 per declared constraint (held frames, then
+/// locked joints), nullptr for all on.
 using ConstrainedKernel = bool (*)(const double* q, const double* v, const double* tau, const double* ref,
-                                   const double* kp, const double* kd, double* qdd, double* lambda);
-using JumpKernel = bool (*)(const double* q, const double* v_minus, double* v_plus, double* Lambda);
+                                   const double* kp, const double* kd, const double* active, double* qdd,
+                                   double* lambda);
+using JumpKernel = bool (*)(const double* q, const double* v_minus, const double* active, double* v_plus,
+                            double* Lambda);
 /// With external forces (CodegenOptions::external_forces): f_ext holds 6 numbers per body
 /// (Model::njoints of them, in joint order), the spatial force [force; moment] on that body in
 /// its own frame, as the f_ext of articula::aba.
 using AbaFextKernel = void (*)(const double* q, const double* v, const double* tau, const double* f_ext, double* qdd);
 using ConstrainedFextKernel = bool (*)(const double* q, const double* v, const double* tau, const double* f_ext,
-                                       const double* ref, const double* kp, const double* kd, double* qdd,
-                                       double* lambda);
+                                       const double* ref, const double* kp, const double* kd, const double* active,
+                                       double* qdd, double* lambda);
 
 struct GeneratedKernels {
   std::string header;  // NAME.hpp: the declarations, nq, nv and the model digest
@@ -48,8 +52,8 @@ struct CodegenOptions {
   /// zeros and ones fold). Inertia entries below 1e-15 of their largest are zeroed (round-off of
   /// the fixed-link merge). 0 turns both off: the kernels then use the model's numbers unchanged.
   double snap = 1e-9;
-  /// With frames: also `constrained_dynamics` and `velocity_jump` for these frames held in the
-  /// world, in this order (docs/codegen.md). Throws std::invalid_argument for an unknown frame
+  /// With frames (or locked joints): also `constrained_dynamics` and `velocity_jump` for these
+  /// frames held in the world, in this order (docs/codegen.md). Throws std::invalid_argument for an unknown frame
   /// or a frame on the world.
   std::vector<HeldFrame> held_frames;
   /// Also `aba_fext` (and, with held frames, `constrained_dynamics_fext`): the same kernels
@@ -59,6 +63,12 @@ struct CodegenOptions {
   /// — or, with external_forces, only their `_fext` forms — without rnea, crba and
   /// velocity_jump (compile_options_for(robot) asks for this: less to compile).
   bool engine_kernels_only = false;
+  /// Also in the constrained kernels: these joints locked, as JointLock (its rows the joint's
+  /// dofs, held at v̇ = −kd v − kp (q ⊖ q_ref)); declared after the held frames. Each of the
+  /// declared constraints is switched on or off by the kernels' `active` input, so one kernel
+  /// serves every subset of them (brakes that engage one by one). Throws std::invalid_argument
+  /// for an unknown joint or one listed twice.
+  std::vector<std::string> locked_joints = {};
 };
 
 /// Generates the kernels of `model` in namespace articula::generated::<name> (`name` must be

@@ -26,6 +26,9 @@ class JointLock : public Constraint {
   /// The locked dofs (v indices), in row order. Valid after bind().
   const std::vector<int>& dofs() const { return dofs_; }
   const std::vector<std::string>& joints() const { return joints_; }
+  /// The locked joints' reference coordinates, concatenated in the joints' order (captured
+  /// when enabled, or given); zero before either.
+  const VectorX& reference() const { return reference_; }
 
  private:
   std::vector<std::string> joints_;

@@ -159,11 +159,14 @@ struct RunResult {
 
 /// Kernels written by `articula codegen` for this robot's model (docs/codegen.md), which the
 /// Simulator calls in place of the runtime algorithms where they apply: `aba` when no
-/// constraint is enabled; `constrained_dynamics` when the enabled constraints are exactly
-/// FrameConstraints in the world on `held_frames` (same frames, masks and order) and the method
-/// is Auto or RangeSpace. With elastic contacts, their `_fext` forms (generated with
-/// external forces) in the same cases; without those, the runtime algorithms. A kernel that
-/// returns false (dependent rows) hands that evaluation to the runtime solver.
+/// constraint is enabled; `constrained_dynamics` when every enabled constraint is one the
+/// kernels declare — a FrameConstraint in the world on one of `held_frames` with its mask, or
+/// a JointLock (a brake's, a limit stop's) of joints in `locked_joints` — and the method is
+/// Auto or RangeSpace. The kernels' `active` input switches the declared ones on and off, so
+/// any subset of them runs on the kernels. With elastic contacts, their `_fext` forms
+/// (generated with external forces) in the same cases; without those, the runtime
+/// algorithms. A kernel that returns false (dependent rows) hands that evaluation to the
+/// runtime solver.
 struct GeneratedDynamics {
   std::string model_digest;  ///< NAME::model_digest: must equal model_digest(robot.model())
   AbaKernel aba = nullptr;
@@ -171,16 +174,21 @@ struct GeneratedDynamics {
   ConstrainedKernel constrained_dynamics = nullptr;
   AbaFextKernel aba_fext = nullptr;                           ///< codegen --external-forces
   ConstrainedFextKernel constrained_dynamics_fext = nullptr;  ///< codegen --external-forces --hold
+  std::vector<std::string> locked_joints = {};                ///< the --lock list of the kernels
 };
 
-/// The held frames to compile for `robot` (compile_kernels): its constraints, in their order,
-/// when every declared constraint is a FrameConstraint in the world with the weld or point
-/// mask; none otherwise (then only aba applies, while no constraint is enabled).
+/// The held frames to compile for `robot` (compile_kernels): its FrameConstraints in the world
+/// with the weld or point mask, in their order. A set with other constraints enabled runs on
+/// the runtime solver.
 std::vector<HeldFrame> compilable_held_frames(const Robot& robot);
-/// The options compile_kernels needs for `robot`: its compilable_held_frames, the kernels with
-/// external forces when it has elastic contacts, and only the kernels the engine calls
-/// (CompileOptions::engine_kernels_only).
-CompileOptions compile_options_for(const Robot& robot);
+/// The joints to lock in the compiled kernels for `robot`: those of its JointLocks and of its
+/// brakes, and, when `joint_limits`, the revolute and prismatic joints with a finite limit
+/// (the Simulator's limit stops), in model order.
+std::vector<std::string> compilable_locked_joints(const Robot& robot, bool joint_limits);
+/// The options compile_kernels needs for `robot`: its compilable_held_frames and
+/// compilable_locked_joints, the kernels with external forces when it has elastic contacts,
+/// and only the kernels the engine calls (CompileOptions::engine_kernels_only).
+CompileOptions compile_options_for(const Robot& robot, const SimulationOptions& options = {});
 
 /// Owns the simulation state (in its implementation; the accessors below read it). Not
 /// copyable: a copy would have to duplicate a run's event queue, logs and loaded kernels.
@@ -224,6 +232,10 @@ class Simulator {
   void use_compiled_when_ready(std::shared_future<std::shared_ptr<const CompiledKernels>> kernels);
   /// Evaluations done by the generated kernels since construction (for checks and profiles).
   long generated_evaluations() const;
+  /// Evaluations of the dynamics by any back end since construction: the integrator's and
+  /// those at events (brakes, sensors at an instant). RunResult::evaluations counts the
+  /// integrator's of one run.
+  long dynamics_evaluations() const;
   /// Called with progress (t, duration) about every 0.1 s of wall time (terminal progress bars).
   void set_progress(std::function<void(double t, double duration)> progress);
 
