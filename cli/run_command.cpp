@@ -30,6 +30,7 @@ struct RunOptions {
   bool compiled = false;
   bool background = false;  // --compile-in-background: run on the runtime path until the kernels are ready
   std::string cache_dir;
+  int max_statements = CompileOptions{}.max_statements;  // --max-statements
   std::string html;                                // --html: the replay page of the run's first log
   const CLI::Option* joint_limits_flag = nullptr;  // given (either way) when its count() > 0
 };
@@ -131,6 +132,7 @@ using KernelsFuture = std::shared_future<std::shared_ptr<const CompiledKernels>>
 std::optional<KernelsFuture> use_compiled_kernels(Scenario& s, const RunOptions& o) {
   CompileOptions c = compile_options_for(*s.robot, s.simulator->options());
   c.cache_dir = o.cache_dir;
+  c.max_statements = o.max_statements;
   if (o.background) {
     KernelsFuture kernels = std::async(std::launch::async, [model = s.robot->model_ptr(), c] {
                               return compile_kernels(*model, c);
@@ -257,6 +259,11 @@ Command add_run_command(CLI::App& app) {
                 "steps once they are ready (the run is then not bitwise reproducible)");
   sub->add_option("--html", o->html, "Also write the run's replay page (3D viewer, docs/viewer.md) to this file");
   sub->add_option("--cache-dir", o->cache_dir, "Cache folder of --compiled (default $XDG_CACHE_HOME/articula)");
+  sub->add_option("--max-statements", o->max_statements,
+                  "--compiled: cut kernels longer than this many statements into parts compiled in parallel "
+                  "(0: whole). Faster to compile, slower to run (docs/codegen.md, \"Compile time\")")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   return [o] { return run(*o); };
 }
 

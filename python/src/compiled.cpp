@@ -50,8 +50,9 @@ struct PyInFlight {
 
 CompileOptions compile_options(const py::object& held, bool external_forces, const std::string& cache_dir,
                                const std::string& compiler, const std::string& flags, int jobs,
-                               const py::object& locked) {
+                               const py::object& locked, int max_statements) {
   CompileOptions o;
+  o.max_statements = max_statements;
   o.held_frames = held_arg(held);
   if (!locked.is_none()) o.locked_joints = locked.cast<std::vector<std::string>>();
   o.external_forces = external_forces;
@@ -149,8 +150,10 @@ void init_compiled(py::module_& m) {
   m.def(
       "compile",
       [](const Model& model, const py::object& held, bool external_forces, const std::string& cache_dir,
-         const std::string& compiler, const std::string& flags, int jobs, const py::object& locked) {
-        const CompileOptions o = compile_options(held, external_forces, cache_dir, compiler, flags, jobs, locked);
+         const std::string& compiler, const std::string& flags, int jobs, const py::object& locked,
+         int max_statements) {
+        const CompileOptions o =
+            compile_options(held, external_forces, cache_dir, compiler, flags, jobs, locked, max_statements);
         PyCompiled out;
         out.nq = model.nq;
         out.nv = model.nv;
@@ -164,13 +167,15 @@ void init_compiled(py::module_& m) {
       py::arg("model"), py::arg("held_frames") = py::none(), py::arg("external_forces") = false,
       py::arg("cache_dir") = "", py::arg("compiler") = "", py::arg("flags") = CompileOptions{}.flags,
       py::arg("jobs") = 0, py::arg("locked_joints") = py::none(),
+      py::arg("max_statements") = 0,
       "Generates the model's kernels, compiles them with the system C++ compiler for this machine and loads "
       "them; the next call (in any process) with the same model, frames, compiler and flags loads them from "
       "the cache ($ARTICULA_CACHE_DIR, $XDG_CACHE_HOME/articula or ~/.cache/articula; or cache_dir). "
       "held_frames: frame names (welded) or (frame, 'weld' | 'point') pairs held in the world, for the "
       "constrained kernels (Robot: compilable_held_frames(robot)). locked_joints: joint names locked in the "
       "constrained kernels (Robot: compilable_locked_joints(robot)); any subset of the held frames and locks "
-      "runs on them. external_forces: also the kernels with "
+      "runs on them. max_statements: cut longer kernels into parts compiled in parallel (faster to "
+      "compile, slower to run; 0: whole). external_forces: also the kernels with "
       "external forces, which a Simulator needs for a robot with elastic contacts. The GIL is released while "
       "compiling. "
       "Raises CompileError when there is no compiler or it fails (the message names it and what it printed).");
@@ -202,8 +207,10 @@ void init_compiled(py::module_& m) {
   m.def(
       "compile_in_background",
       [](const Model& model, const py::object& held, bool external_forces, const std::string& cache_dir,
-         const std::string& compiler, const std::string& flags, int jobs, const py::object& locked) {
-        const CompileOptions o = compile_options(held, external_forces, cache_dir, compiler, flags, jobs, locked);
+         const std::string& compiler, const std::string& flags, int jobs, const py::object& locked,
+         int max_statements) {
+        const CompileOptions o =
+            compile_options(held, external_forces, cache_dir, compiler, flags, jobs, locked, max_statements);
         auto copy = std::make_shared<const Model>(model);  // the thread's own model: the caller's may go away
         PyInFlight out;
         out.nq = model.nq;
@@ -215,6 +222,7 @@ void init_compiled(py::module_& m) {
       py::arg("model"), py::arg("held_frames") = py::none(), py::arg("external_forces") = false,
       py::arg("cache_dir") = "", py::arg("compiler") = "", py::arg("flags") = CompileOptions{}.flags,
       py::arg("jobs") = 0, py::arg("locked_joints") = py::none(),
+      py::arg("max_statements") = 0,
       "compile() on a thread of its own: returns a KernelsInFlight at once. Hand it to "
       "Simulator.use_compiled_when_ready() to run on the runtime algorithms until the kernels are ready, "
       "or call .result() to wait for them. Bad held frames and compiler failures surface from .result() "

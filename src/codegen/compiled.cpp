@@ -42,6 +42,7 @@ std::string cache_key(const Model& model, const CompileOptions& o, const std::st
   h.text(o.engine_kernels_only ? "engine kernels" : "all kernels");
   h.text(compiler);
   h.text(o.flags);
+  h.text("parts of " + std::to_string(o.max_statements));
   return hex(h.value());
 }
 

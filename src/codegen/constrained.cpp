@@ -81,7 +81,7 @@ Rows frame_rows(const Model& model, const std::vector<HeldFrame>& held, const st
           for (int c = 0; c < 3; ++c) init += e.ref(Rerr(r, c)) + (r == 2 && c == 2 ? ";" : ", ");
         e.raw(init);
         e.raw("const ::articula::Vector3 " + l + " = ::articula::log3(" + m + ");");
-        for (int k = 0; k < 3; ++k) err_ang[k] = e.input(l + "[" + std::to_string(k) + "]");
+        for (int k = 0; k < 3; ++k) err_ang[k] = e.input(l + "[" + std::to_string(k) + "]", true);
       }
       const Sym kp = e.input(at("kp", static_cast<int>(f))), kd = e.input(at("kd", static_cast<int>(f)));
       for (int r = 0; r < dim; ++r) {
@@ -285,11 +285,12 @@ std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>
   Emitter& e = Emitter::active();
   const int nv = model.nv;
   // `active` (nullptr: all on), one per declared constraint.
+  // `active`, one per declared constraint; nullptr means all on (the kernels' setup lines).
+  std::string ones;
+  for (int c = 0; c < declared; ++c) ones += std::string(c ? ", " : "") + "1.0";
+  const std::string setup = "  static const double all_on[" + std::to_string(declared) + "] = {" + ones +
+                            "};\n  if (active == nullptr) active = all_on;\n";
   auto activity = [&] {
-    std::string ones;
-    for (int c = 0; c < declared; ++c) ones += std::string(c ? ", " : "") + "1.0";
-    e.raw("static const double all_on[" + std::to_string(declared) + "] = {" + ones + "};");
-    e.raw("if (active == nullptr) active = all_on;");
     std::vector<Sym> a(declared);
     for (int c = 0; c < declared; ++c) a[c] = e.input(at("active", c));
     return a;
@@ -345,7 +346,7 @@ std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>
         e.raw("::articula::joint_difference(::articula::JointType::" +
               std::string(type == JointType::Spherical ? "Spherical" : "FreeFlyer") + ", ref + " + std::to_string(r0) +
               ", q + " + std::to_string(iq) + ", " + out + ");");
-        for (int k = 0; k < model.nv_joint[j]; ++k) err[l].push_back(e.input(out + "[" + std::to_string(k) + "]"));
+        for (int k = 0; k < model.nv_joint[j]; ++k) err[l].push_back(e.input(out + "[" + std::to_string(k) + "]", true));
       }
     }
     const Masks mk = masks(a, [&](int l, int k, int dof) {
@@ -355,8 +356,6 @@ std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>
     range_space(e, model, M, rows.J, b, rhs, 1.0, mk, lambda, qdd, lambda_lock);
     for (int k = 0; k < nv; ++k) e.assign(at("qdd", k), qdd[k]);
     outputs("lambda", lambda, lambda_lock);
-    e.raw("return true;");
-    return e.take();
   };
   const std::string inputs_doc =
       "/// ref: the references, 12 numbers per held frame (position, then rotation column-major; a\n"
@@ -364,34 +363,38 @@ std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>
       "/// gains per declared constraint (0 = off); active: 1 (on) or 0 (off) per declared constraint,\n"
       "/// nullptr = all on. lambda: the frames' rows, then the locked dofs' (0 for those off).\n"
       "/// Returns false, with qdd and lambda unspecified, when the active rows are dependent.\n";
-  if (which.plain)
-    kernels.push_back(
-        {"/// Constrained forward dynamics, as articula::constrained_forward_dynamics with the declared\n"
-         "/// constraints that are active (FrameConstraint per held frame, JointLock per locked joint):\n"
-         "/// M qdd + h = tau + J^T lambda, J qdd + gamma = 0, gamma = Jdot v + kd J v + kp e.\n" +
-             inputs_doc +
-             "bool constrained_dynamics(const double* q, const double* v, const double* tau, const double* ref,\n"
-             "                          const double* kp, const double* kd, const double* active, double* qdd,\n"
-             "                          double* lambda);\n",
-         "\n// Constrained forward dynamics, range space (docs/solvers.md); declared: " + list +
-             ".\nbool constrained_dynamics(const double* q, const double* v, const double* tau, const double* "
-             "ref,\n                          const double* kp, const double* kd, const double* active, double* "
-             "qdd,\n                          double* lambda) {\n  (void)q, (void)v, (void)tau, (void)ref, (void)kp, "
-             "(void)kd, (void)qdd, (void)lambda;\n  " +
-             dynamics(false) + "}\n"});
-  if (which.fext)
-    kernels.push_back(
-        {"/// Constrained forward dynamics with external forces on the bodies (f_ext as in aba_fext; the\n"
-         "/// other arguments as constrained_dynamics).\n"
-         "bool constrained_dynamics_fext(const double* q, const double* v, const double* tau,\n"
-         "                               const double* f_ext, const double* ref, const double* kp,\n"
-         "                               const double* kd, const double* active, double* qdd, double* lambda);\n",
-         "\n// Constrained forward dynamics with external forces, range space (docs/solvers.md); declared: " + list +
-             ".\nbool constrained_dynamics_fext(const double* q, const double* v, const double* tau, const double* "
-             "f_ext,\n                               const double* ref, const double* kp, const double* kd, const "
-             "double* active,\n                               double* qdd, double* lambda) {\n  (void)q, (void)v, "
-             "(void)tau, (void)f_ext, (void)ref, (void)kp, (void)kd, (void)qdd, (void)lambda;\n  " +
-             dynamics(true) + "}\n"});
+  auto kernel = [&](std::string declaration, const std::string& comment, const std::string& fn,
+                    const std::vector<std::string>& params) {
+    kernels.push_back(kernel_text(e, std::move(declaration), comment + " Declared: " + list + ".", "bool", fn, params,
+                                  setup, which.max_statements));
+  };
+  if (which.plain) {
+    dynamics(false);
+    kernel(
+        "/// Constrained forward dynamics, as articula::constrained_forward_dynamics with the declared\n"
+        "/// constraints that are active (FrameConstraint per held frame, JointLock per locked joint):\n"
+        "/// M qdd + h = tau + J^T lambda, J qdd + gamma = 0, gamma = Jdot v + kd J v + kp e.\n" +
+            inputs_doc +
+            "bool constrained_dynamics(const double* q, const double* v, const double* tau, const double* ref,\n"
+            "                          const double* kp, const double* kd, const double* active, double* qdd,\n"
+            "                          double* lambda);\n",
+        "Constrained forward dynamics, range space (docs/solvers.md).", "constrained_dynamics",
+        {"const double* q", "const double* v", "const double* tau", "const double* ref", "const double* kp",
+         "const double* kd", "const double* active", "double* qdd", "double* lambda"});
+  }
+  if (which.fext) {
+    dynamics(true);
+    kernel(
+        "/// Constrained forward dynamics with external forces on the bodies (f_ext as in aba_fext; the\n"
+        "/// other arguments as constrained_dynamics).\n"
+        "bool constrained_dynamics_fext(const double* q, const double* v, const double* tau,\n"
+        "                               const double* f_ext, const double* ref, const double* kp,\n"
+        "                               const double* kd, const double* active, double* qdd, double* lambda);\n",
+        "Constrained forward dynamics with external forces, range space (docs/solvers.md).",
+        "constrained_dynamics_fext",
+        {"const double* q", "const double* v", "const double* tau", "const double* f_ext", "const double* ref",
+         "const double* kp", "const double* kd", "const double* active", "double* qdd", "double* lambda"});
+  }
   if (which.jump) {
     // Velocity jump: S Λ = J v⁻, v⁺ = v⁻ − M⁻¹ Jᵀ Λ; a locked dof gets Δv = −v⁻ (v⁺ = 0).
     const std::vector<Sym> a = activity();
@@ -410,17 +413,14 @@ std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>
     range_space(e, model, M, rows.J, std::vector<Sym>(nv, Sym(0.0)), rhs, -1.0, mk, Lambda, dv, Lambda_lock);
     for (int k = 0; k < nv; ++k) e.assign(at("v_plus", k), e.add(v[k], dv[k]));
     outputs("Lambda", Lambda, Lambda_lock);
-    e.raw("return true;");
-    kernels.push_back(
-        {"/// The plastic velocity jump when the active declared constraints switch on, as\n"
-         "/// articula::velocity_jump (full form): [M J^T; J 0] [v_plus - v_minus; Lambda] = [0; -J v_minus].\n"
-         "/// active and Lambda as in constrained_dynamics. Returns false as constrained_dynamics.\n"
-         "bool velocity_jump(const double* q, const double* v_minus, const double* active, double* v_plus,\n"
-         "                   double* Lambda);\n",
-         "\n// Velocity jump at activation, full form in range space (docs/activation.md).\nbool "
-         "velocity_jump(const double* q, const double* v_minus, const double* active, double* v_plus,\n"
-         "                   double* Lambda) {\n  (void)q, (void)v_minus, (void)v_plus, (void)Lambda;\n  " +
-             e.take() + "}\n"});
+    kernel(
+        "/// The plastic velocity jump when the active declared constraints switch on, as\n"
+        "/// articula::velocity_jump (full form): [M J^T; J 0] [v_plus - v_minus; Lambda] = [0; -J v_minus].\n"
+        "/// active and Lambda as in constrained_dynamics. Returns false as constrained_dynamics.\n"
+        "bool velocity_jump(const double* q, const double* v_minus, const double* active, double* v_plus,\n"
+        "                   double* Lambda);\n",
+        "Velocity jump at activation, full form in range space (docs/activation.md).", "velocity_jump",
+        {"const double* q", "const double* v_minus", "const double* active", "double* v_plus", "double* Lambda"});
   }
   return "\n/// The declared constraints (rows in this order): " + list +
          ".\ninline constexpr int held_frames = " + std::to_string(held.size()) +

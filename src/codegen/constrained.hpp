@@ -7,14 +7,9 @@
 
 #include "articula/codegen/kernels.hpp"
 #include "articula/model/model.hpp"
+#include "codegen/kernel_text.hpp"
 
 namespace articula::codegen {
-
-/// One generated function: its declaration (for NAME.hpp) and definition (a unit of its own).
-struct KernelText {
-  std::string declaration;
-  std::string definition;
-};
 
 /// Which forms to generate: without external forces (aba, constrained_dynamics), with them
 /// (aba_fext, constrained_dynamics_fext), and the velocity jump.
@@ -22,6 +17,7 @@ struct KernelSelection {
   bool plain = true;
   bool fext = false;
   bool jump = true;
+  int max_statements = 0;  // kernel_text(): parts of about this many statements (0: whole)
 };
 
 /// Emits the constrained kernels of the frames `held` and the joints `locked` (none when both

@@ -1,5 +1,6 @@
 #include "codegen/emitter.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -39,16 +40,18 @@ std::string Emitter::ref(Sym a) const {
   return s;
 }
 
-Sym Emitter::emit(const std::string& expr, std::vector<int> uses) {
+Sym Emitter::emit(const std::string& expr, std::vector<int> uses, bool glue) {
   const Sym out = Sym::temporary(next_++);
-  body_.push_back({"  const double " + ref(out) + " = " + expr + ";\n", {out.id}, std::move(uses), false});
+  body_.push_back({"  const double " + ref(out) + " = " + expr + ";\n", {out.id}, std::move(uses), false, glue});
   return out;
 }
 
-Sym Emitter::input(const std::string& expr) {
+Sym Emitter::input(const std::string& expr, bool local) {
   auto it = inputs_.find(expr);
   if (it != inputs_.end()) return it->second;
-  return inputs_[expr] = emit(expr, {});
+  const Sym s = inputs_[expr] = emit(expr, {}, true);
+  body_.back().reread = !local;
+  return s;
 }
 
 Sym Emitter::binary(char op, Sym a, Sym b, const std::string& expr) {
@@ -136,29 +139,106 @@ void Emitter::raw(const std::string& line) {
     const bool end = e == line.size() || !(std::isalnum(static_cast<unsigned char>(line[e])) || line[e] == '_');
     if (e > k + 1 && end) uses.push_back(std::stoi(line.substr(k + 1, e - k - 1)));
   }
-  body_.push_back({"  " + line + "\n", {}, std::move(uses), true});
+  body_.push_back({"  " + line + "\n", {}, std::move(uses), true, true});
 }
 
-std::string Emitter::take() {
+std::string Emitter::take() { return take_parts(0).bodies.front(); }
+
+Emitter::Parts Emitter::take_parts(int max_statements) {
   // Liveness, last statement first: a statement is kept when it is a root or defines a
   // temporary a kept statement reads.
   std::vector<char> live(static_cast<std::size_t>(next_), 0);
-  std::vector<char> keep(body_.size(), 0);
+  std::vector<std::size_t> kept;
   for (std::size_t n = body_.size(); n-- > 0;) {
     const Statement& st = body_[n];
     bool k = st.root;
     for (int d : st.defs) k = k || live[static_cast<std::size_t>(d)];
     if (!k) continue;
-    keep[n] = 1;
+    kept.push_back(n);
     for (int u : st.uses)
       if (u >= 0) live[static_cast<std::size_t>(u)] = 1;
   }
-  std::string out;
-  for (std::size_t n = 0; n < body_.size(); ++n)
-    if (keep[n]) {
-      out += body_[n].text;
-      ++count_;
+  std::reverse(kept.begin(), kept.end());
+  const std::size_t n = kept.size();
+  count_ += static_cast<int>(n);
+  // The parts: each cut within a quarter share of an equal share, where the fewest
+  // temporaries are live across it (each costs a store and a load), and not next to a raw
+  // line or an input.
+  const std::size_t parts =
+      max_statements > 0 ? std::max<std::size_t>(1, (n + static_cast<std::size_t>(max_statements) - 1) /
+                                                        static_cast<std::size_t>(max_statements))
+                         : 1;
+  std::vector<std::size_t> part_of(n, 0);
+  if (parts > 1) {
+    // crossing[c]: temporaries defined before statement c and read at or after it.
+    std::vector<std::size_t> def_at(static_cast<std::size_t>(next_), n), last_use(static_cast<std::size_t>(next_), 0);
+    for (std::size_t k = 0; k < n; ++k) {
+      for (int d : body_[kept[k]].defs) def_at[static_cast<std::size_t>(d)] = k;
+      for (int u : body_[kept[k]].uses)
+        if (u >= 0) last_use[static_cast<std::size_t>(u)] = k;
     }
+    std::vector<long> crossing(n + 1, 0);
+    for (std::size_t t = 0; t < def_at.size(); ++t)
+      if (def_at[t] < n && last_use[t] > def_at[t]) {
+        ++crossing[def_at[t] + 1];
+        --crossing[last_use[t] + 1];
+      }
+    for (std::size_t c = 1; c <= n; ++c) crossing[c] += crossing[c - 1];
+    std::size_t cut = 0;
+    const std::size_t slack = n / (2 * parts);
+    for (std::size_t p = 1; p < parts; ++p) {
+      const std::size_t target = p * n / parts;
+      std::size_t best = n;
+      for (std::size_t c = std::max(cut + 1, target - std::min(target, slack)); c < n && c <= target + slack; ++c)
+        if (!body_[kept[c - 1]].glue && !body_[kept[c]].glue && (best == n || crossing[c] < crossing[best])) best = c;
+      if (best == n) continue;
+      for (std::size_t k = best; k < n; ++k) part_of[k] = p;
+      cut = best;
+    }
+  }
+  const std::size_t used = n == 0 ? 1 : part_of.back() + 1;
+  // Temporaries read in a later part than their own: a slot of w each.
+  std::vector<int> def_part(static_cast<std::size_t>(next_), -1), slot(static_cast<std::size_t>(next_), -1);
+  std::vector<const Statement*> reread(static_cast<std::size_t>(next_), nullptr);  // inputs read again
+  for (std::size_t k = 0; k < n; ++k)
+    if (body_[kept[k]].reread)
+      for (int d : body_[kept[k]].defs) reread[static_cast<std::size_t>(d)] = &body_[kept[k]];
+  Parts out;
+  for (std::size_t k = 0; k < n; ++k) {
+    const Statement& st = body_[kept[k]];
+    for (int u : st.uses) {
+      if (u < 0) continue;
+      const int d = def_part[static_cast<std::size_t>(u)];
+      if (d < 0 || d == static_cast<int>(part_of[k]) || reread[static_cast<std::size_t>(u)]) continue;
+      int& s = slot[static_cast<std::size_t>(u)];
+      if (s < 0) s = out.spills++;
+    }
+    for (int d : st.defs) def_part[static_cast<std::size_t>(d)] = static_cast<int>(part_of[k]);
+  }
+  // Each load just before the first statement of its part that reads it, each store just after
+  // the statement that defines it: no value is held across a whole part for the array's sake.
+  out.bodies.assign(used, "");
+  std::vector<char> loaded(static_cast<std::size_t>(next_), 0);
+  for (std::size_t k = 0; k < n; ++k) {
+    const Statement& st = body_[kept[k]];
+    std::string& body = out.bodies[part_of[k]];
+    for (int u : st.uses) {
+      if (u < 0 || def_part[static_cast<std::size_t>(u)] == static_cast<int>(part_of[k]) ||
+          loaded[static_cast<std::size_t>(u)])
+        continue;
+      const std::size_t i = static_cast<std::size_t>(u);
+      loaded[i] = 1;
+      if (reread[i])
+        body += reread[i]->text;
+      else if (slot[i] >= 0)
+        body += "  const double " + ref(Sym::temporary(u)) + " = w[" + std::to_string(slot[i]) + "];\n";
+    }
+    body += st.text;
+    for (int d : st.defs)
+      if (slot[static_cast<std::size_t>(d)] >= 0)
+        body += "  w[" + std::to_string(slot[static_cast<std::size_t>(d)]) + "] = " + ref(Sym::temporary(d)) + ";\n";
+    if (k + 1 < n && part_of[k + 1] != part_of[k]) std::fill(loaded.begin(), loaded.end(), 0);
+  }
   body_.clear();
   next_ = 0;
   seen_.clear();

@@ -46,8 +46,10 @@ class Emitter {
    private:
     Emitter* previous_;
   };
-  /// A temporary holding an expression in the function's inputs, e.g. "q[3]".
-  Sym input(const std::string& expr);
+  /// A temporary holding an expression in the function's inputs, e.g. "q[3]"; `local` when it
+  /// reads a local a raw line declared (take_parts passes those between parts; the others it
+  /// reads again where a later part needs them).
+  Sym input(const std::string& expr, bool local = false);
   Sym add(Sym a, Sym b);
   Sym sub(Sym a, Sym b);
   Sym mul(Sym a, Sym b);
@@ -64,6 +66,17 @@ class Emitter {
   /// The body of the function emitted so far, without its dead lines; clears it for the next
   /// function.
   std::string take();
+  /// The same body cut into parts of at most about `max_statements` kept statements (one part
+  /// when it is shorter, or max_statements ≤ 0), to run in order as functions of their own
+  /// (codegen/kernel_text.hpp). A temporary one part defines and a later one reads passes
+  /// through the array `w`: stored at the end of its part, loaded at the start of the reader's.
+  /// No cut falls next to a raw line or an input, so a local a raw line declares stays in the
+  /// part that reads it. Clears the function as take() does.
+  struct Parts {
+    std::vector<std::string> bodies;
+    int spills = 0;  // entries of w
+  };
+  Parts take_parts(int max_statements);
   std::string ref(Sym a) const;
   /// Statements kept by take() so far (over every function).
   int lines() const { return count_; }
@@ -75,8 +88,10 @@ class Emitter {
     std::string text;
     std::vector<int> defs, uses;
     bool root = false;
+    bool glue = false;   // a raw line or an input: no cut next to it (take_parts)
+    bool reread = false;  // an input of the function's arguments: read again, not passed
   };
-  Sym emit(const std::string& expr, std::vector<int> uses);
+  Sym emit(const std::string& expr, std::vector<int> uses, bool glue = false);
   Sym binary(char op, Sym a, Sym b, const std::string& expr);
   std::vector<Statement> body_;
   int next_ = 0, count_ = 0;

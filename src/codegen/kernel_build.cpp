@@ -6,13 +6,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <utility>
 #include <vector>
 
 extern char** environ;
@@ -62,6 +65,20 @@ bool finished_ok(pid_t pid) {
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) return false;
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+// Waits until one of `pids` ends (polling: waitpid(-1) could reap a child of the host
+// program); returns its index and whether it succeeded.
+std::pair<std::size_t, bool> finished_any(const std::vector<pid_t>& pids) {
+  for (;;) {
+    for (std::size_t i = 0; i < pids.size(); ++i) {
+      int status = 0;
+      const pid_t r = waitpid(pids[i], &status, WNOHANG);
+      if (r == pids[i]) return {i, WIFEXITED(status) && WEXITSTATUS(status) == 0};
+      if (r < 0 && errno != EINTR) return {i, false};
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
 }
 
 std::string joined(const std::vector<std::string>& args) {
@@ -172,6 +189,7 @@ int build_entry(const Model& model, const CompileOptions& options, const std::st
   co.origin = model.name + " (compile_kernels)";
   co.held_frames = options.held_frames;
   co.locked_joints = options.locked_joints;
+  co.max_statements = options.max_statements;
   co.external_forces = options.external_forces;
   co.engine_kernels_only = options.engine_kernels_only;
   const GeneratedKernels g = generate_kernels(model, name, co);
@@ -195,23 +213,31 @@ int build_entry(const Model& model, const CompileOptions& options, const std::st
                                         ARTICULA_EIGEN_INCLUDE_DIR};
   const int jobs =
       options.jobs > 0 ? options.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  // Units, largest first in their order (rnea, crba, aba, constrained), `jobs` at a time.
+  // Units, the longest first (longest processing time first: the shortest wall time for
+  // `jobs` processes), a new one as soon as any ends.
+  std::vector<std::size_t> order(sources.size());
+  for (std::size_t u = 0; u < order.size(); ++u) order[u] = u;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const auto size = [&](std::size_t u) { return u < g.units.size() ? g.units[u].size() : 0; };
+    return size(a) > size(b);
+  });
   std::vector<pid_t> running;
   std::vector<std::size_t> running_unit;
   std::vector<std::string> objects;
   std::string failure;
-  auto reap = [&](std::size_t i) {
-    if (!finished_ok(running[i]) && failure.empty()) {
+  auto reap = [&](std::size_t i, bool ok) {
+    if (!ok && failure.empty()) {
       const std::size_t u = running_unit[i];
       failure = "compile_kernels: " + compiler + " failed on " + sources[u].filename().string() + ":\n" +
                 read_text(sources[u].string() + ".log");
     }
+    running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
+    running_unit.erase(running_unit.begin() + static_cast<std::ptrdiff_t>(i));
   };
-  for (std::size_t u = 0; u < sources.size(); ++u) {
+  for (const std::size_t u : order) {
     if (static_cast<int>(running.size()) == jobs) {
-      reap(0);
-      running.erase(running.begin());
-      running_unit.erase(running_unit.begin());
+      const auto [i, ok] = finished_any(running);
+      reap(i, ok);
     }
     std::vector<std::string> args{compiler};
     args.insert(args.end(), flags.begin(), flags.end());
@@ -223,7 +249,10 @@ int build_entry(const Model& model, const CompileOptions& options, const std::st
     running.push_back(pid);
     running_unit.push_back(u);
   }
-  for (std::size_t i = 0; i < running.size(); ++i) reap(i);
+  while (!running.empty()) {
+    const auto [i, ok] = finished_any(running);
+    reap(i, ok);
+  }
   if (!failure.empty()) throw CompileError(failure);
 
   const fs::path so = work / "kernels.so";

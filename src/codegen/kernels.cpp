@@ -14,27 +14,24 @@ namespace articula {
 namespace codegen {
 namespace {
 
-std::string rnea_body(Emitter& e, const Model& model) {
+void rnea_body(Emitter& e, const Model& model) {
   const SymVector tau = rnea(model, inputs("q", model.nq), inputs("v", model.nv), inputs("a", model.nv));
   for (int k = 0; k < model.nv; ++k) e.assign(at("tau", k), tau[k]);
-  return e.take();
 }
 
-std::string crba_body(Emitter& e, const Model& model) {
+void crba_body(Emitter& e, const Model& model) {
   std::vector<std::vector<bool>> pattern;
   const SymMatrix M = crba(model, placements(model, inputs("q", model.nq)), &pattern);
   for (int c = 0; c < model.nv; ++c)
     for (int r = 0; r < model.nv; ++r)
       if (pattern[r][c]) e.assign(at("M", r + model.nv * c), M[r][c]);
-  return e.take();
 }
 
-std::string aba_body(Emitter& e, const Model& model, bool with_forces) {
+void aba_body(Emitter& e, const Model& model, bool with_forces) {
   const auto X = placements(model, inputs("q", model.nq));
   const SymVector v = inputs("v", model.nv), tau = inputs("tau", model.nv);
   const SymVector qdd = aba(model, X, v, tau, with_forces ? force_inputs(model, "f_ext") : std::vector<SForce>{});
   for (int k = 0; k < model.nv; ++k) e.assign(at("qdd", k), qdd[k]);
-  return e.take();
 }
 
 /// The numbers the kernels are generated from (CodegenOptions::snap).
@@ -102,40 +99,46 @@ GeneratedKernels generate_kernels(const Model& original, const std::string& name
   which.plain = all || !forces;
   which.fext = forces;
   which.jump = all;
+  which.max_statements = options.max_statements;
   codegen::Emitter e;
   const codegen::Emitter::Active active(e);
   std::vector<codegen::KernelText> kernels;
+  auto kernel = [&](std::string declaration, const std::string& comment, const std::string& fn,
+                    const std::vector<std::string>& params) {
+    kernels.push_back(codegen::kernel_text(e, std::move(declaration), comment, "void", fn, params, "",
+                                           options.max_statements));
+  };
   if (all) {
-    kernels.push_back(
-        {"/// tau = M(q) a + h(q, v): articula::rnea without external forces.\n"
-         "void rnea(const double* q, const double* v, const double* a, double* tau);\n",
-         "\n// RNEA, RBDA §5.3 Table 5.1, body coordinates.\nvoid rnea(const double* q, const double* "
-         "v, const double* a, double* tau) {\n  (void)q, (void)v, (void)a, (void)tau;\n" +
-             codegen::rnea_body(e, model) + "}\n"});
-    kernels.push_back(
-        {"/// The joint-space inertia matrix with armature, as articula::crba. Writes the entries of the\n"
-         "/// tree's sparsity pattern (both triangles) and leaves the others (zero them once).\n"
-         "void crba(const double* q, double* M);\n",
-         "\n// CRBA, RBDA §6.2 Table 6.2, body coordinates.\nvoid crba(const double* q, double* M) {\n  "
-         "(void)q, (void)M;\n" +
-             codegen::crba_body(e, model) + "}\n"});
+    codegen::rnea_body(e, model);
+    kernel(
+        "/// tau = M(q) a + h(q, v): articula::rnea without external forces.\n"
+        "void rnea(const double* q, const double* v, const double* a, double* tau);\n",
+        "RNEA, RBDA §5.3 Table 5.1, body coordinates.", "rnea",
+        {"const double* q", "const double* v", "const double* a", "double* tau"});
+    codegen::crba_body(e, model);
+    kernel(
+        "/// The joint-space inertia matrix with armature, as articula::crba. Writes the entries of the\n"
+        "/// tree's sparsity pattern (both triangles) and leaves the others (zero them once).\n"
+        "void crba(const double* q, double* M);\n",
+        "CRBA, RBDA §6.2 Table 6.2, body coordinates.", "crba", {"const double* q", "double* M"});
   }
-  if (which.plain)
-    kernels.push_back(
-        {"/// qdd = M(q)^-1 (tau - h(q, v)): articula::aba without external forces.\n"
-         "void aba(const double* q, const double* v, const double* tau, double* qdd);\n",
-         "\n// ABA, RBDA §7.3 Table 7.1, body coordinates.\nvoid aba(const double* q, const double* v, "
-         "const double* tau, double* qdd) {\n  (void)q, (void)v, (void)tau, (void)qdd;\n" +
-             codegen::aba_body(e, model, false) + "}\n"});
-  if (which.fext)
-    kernels.push_back(
-        {"/// qdd = M(q)^-1 (tau - h(q, v) + sum J_i^T f_ext_i): articula::aba with external forces, 6 per\n"
-         "/// body in joint order, [force; moment] in the body's frame.\n"
-         "void aba_fext(const double* q, const double* v, const double* tau, const double* f_ext, double* qdd);\n",
-         "\n// ABA with external forces, RBDA §7.3 Table 7.1, body coordinates.\nvoid aba_fext(const double* q, const "
-         "double* v, const double* tau, const double* f_ext, double* qdd) {\n  (void)q, (void)v, (void)tau, "
-         "(void)f_ext, (void)qdd;\n" +
-             codegen::aba_body(e, model, true) + "}\n"});
+  if (which.plain) {
+    codegen::aba_body(e, model, false);
+    kernel(
+        "/// qdd = M(q)^-1 (tau - h(q, v)): articula::aba without external forces.\n"
+        "void aba(const double* q, const double* v, const double* tau, double* qdd);\n",
+        "ABA, RBDA §7.3 Table 7.1, body coordinates.", "aba",
+        {"const double* q", "const double* v", "const double* tau", "double* qdd"});
+  }
+  if (which.fext) {
+    codegen::aba_body(e, model, true);
+    kernel(
+        "/// qdd = M(q)^-1 (tau - h(q, v) + sum J_i^T f_ext_i): articula::aba with external forces, 6 per\n"
+        "/// body in joint order, [force; moment] in the body's frame.\n"
+        "void aba_fext(const double* q, const double* v, const double* tau, const double* f_ext, double* qdd);\n",
+        "ABA with external forces, RBDA §7.3 Table 7.1, body coordinates.", "aba_fext",
+        {"const double* q", "const double* v", "const double* tau", "const double* f_ext", "double* qdd"});
+  }
   const std::string constrained_declarations =
       codegen::constrained_kernels(model, options.held_frames, options.locked_joints, which, kernels);
   GeneratedKernels out;
@@ -157,23 +160,30 @@ GeneratedKernels generate_kernels(const Model& original, const std::string& name
                digest + "\";\n" + constrained_declarations + "\n";
   for (const codegen::KernelText& k : kernels) out.header += k.declaration;
   out.header += "\n}  // namespace articula::generated::" + name + "\n";
-  // One prologue for every unit; NAME.cpp is the prologue with every function.
-  const std::string prologue =
-      heading + "#include \"" + name +
-      ".hpp\"\n\n#include <cmath>\n#include <limits>\n\n#include \"articula/common/sincos.hpp\"\n" +
-      (options.held_frames.empty() && options.locked_joints.empty()
-           ? ""
-           : "#include \"articula/model/joint.hpp\"  // log3, joint_difference\n") +
-      "\n// Every product is a named temporary; those a kernel does not need are dropped by the compiler.\n"
-      "#if defined(__GNUC__)\n#pragma GCC diagnostic ignored \"-Wunused-variable\"\n#endif\n\nnamespace "
-      "articula::generated::" +
-      name + " {\n";
+  // One prologue for every unit; NAME.cpp is the prologue with every function. Only units
+  // that call log3 or joint_difference include model/joint.hpp (and so Eigen, which takes
+  // the compiler about a second to read).
+  auto prologue = [&](bool joint) {
+    return heading + "#include \"" + name +
+           ".hpp\"\n\n#include <cmath>\n#include <limits>\n\n#include \"articula/common/sincos.hpp\"\n" +
+           (joint ? "#include \"articula/model/joint.hpp\"  // log3, joint_difference\n" : "") +
+           "\n// Every product is a named temporary; those a kernel does not need are dropped by the compiler.\n"
+           "#if defined(__GNUC__)\n#pragma GCC diagnostic ignored \"-Wunused-variable\"\n#endif\n\nnamespace "
+           "articula::generated::" +
+           name + " {\n";
+  };
   const std::string epilogue = "\n}  // namespace articula::generated::" + name + "\n";
-  out.source = prologue;
-  for (const codegen::KernelText& k : kernels) {
-    out.source += k.definition;
-    out.units.push_back(prologue + k.definition + epilogue);
-  }
+  bool joint = false;
+  std::string definitions;
+  for (const codegen::KernelText& k : kernels)
+    for (const std::string& d : k.definitions) {
+      const bool calls = d.find("::articula::log3") != std::string::npos ||
+                         d.find("::articula::joint_difference") != std::string::npos;
+      joint = joint || calls;
+      definitions += d;
+      out.units.push_back(prologue(calls) + d + epilogue);
+    }
+  out.source = prologue(joint) + definitions;
   out.source += epilogue;
   return out;
 }

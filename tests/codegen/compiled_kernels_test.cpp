@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "articula/articula.hpp"
+#include "test_models.hpp"
 #include "test_support.hpp"
 
 namespace articula {
@@ -108,6 +109,63 @@ TEST(CompiledKernels, HeldFramesMatchTheRangeSpaceSolver) {
     EXPECT_LT(test::rel_err(qdd, data.ddq), 1e-9);
     EXPECT_LT(test::rel_err(lambda, set.lambda()), 1e-9);
   }
+}
+
+// Kernels cut into parts (CompileOptions::max_statements) compute what the whole kernels do:
+// the model with every joint type, a welded frame (its log3 local), a point, and every joint
+// locked (the spherical and free-flyer locks' joint_difference locals), in parts of ~150
+// statements. And a kernel that returns false from a part (a frame held twice) returns false.
+TEST(CompiledKernels, KernelsInPartsEqualTheWholeKernels) {
+  const test::ScratchDir dir("compiled_parts");
+  Model model = test::mixed_model(true);
+  test::add_armature(model);
+  CompileOptions o;
+  o.cache_dir = dir.path();
+  o.held_frames = {{"tip", true}, {"leg", false}};
+  o.locked_joints = {"root", "j_sph", "j_prism", "j_cont", "j_rev"};
+  o.external_forces = true;
+  const auto whole = compile_kernels(model, o);
+  o.max_statements = 150;
+  const auto parts = compile_kernels(model, o);
+  EXPECT_GT(parts->units, whole->units + 10);
+  std::mt19937 rng(21);
+  const int m = 9 + model.nv;
+  for (int trial = 0; trial < 20; ++trial) {
+    const VectorX q = random_configuration(model, rng);
+    const VectorX v = test::random_vector(model.nv, rng), tau = test::random_vector(model.nv, rng);
+    const VectorX f = test::random_vector(6 * model.njoints, rng, 10.0);
+    const VectorX q_ref = integrate(model, q, test::random_vector(model.nv, rng, 0.05), 1.0);
+    std::vector<double> ref(24 + model.nq, 0.0), kp(7, 3.0), kd(7, 2.0), active(7);
+    for (int c = 0; c < 7; ++c) active[c] = (trial >> (c % 5)) & 1;
+    for (int f2 = 0; f2 < 2; ++f2) ref[12 * f2 + 3] = ref[12 * f2 + 7] = ref[12 * f2 + 11] = 1.0;
+    for (int k = 0; k < model.nq; ++k) ref[24 + k] = q_ref[k];  // the locks in joint order: q's layout
+    VectorX a(model.nv), b(model.nv), la(m), lb(m);
+    parts->aba(q.data(), v.data(), tau.data(), a.data());
+    whole->aba(q.data(), v.data(), tau.data(), b.data());
+    EXPECT_LT(test::rel_err(a, b), 1e-12);
+    parts->aba_fext(q.data(), v.data(), tau.data(), f.data(), a.data());
+    whole->aba_fext(q.data(), v.data(), tau.data(), f.data(), b.data());
+    EXPECT_LT(test::rel_err(a, b), 1e-12);
+    const bool ok_a = parts->constrained_dynamics_fext(q.data(), v.data(), tau.data(), f.data(), ref.data(), kp.data(),
+                                                       kd.data(), active.data(), a.data(), la.data());
+    const bool ok_b = whole->constrained_dynamics_fext(q.data(), v.data(), tau.data(), f.data(), ref.data(), kp.data(),
+                                                       kd.data(), active.data(), b.data(), lb.data());
+    ASSERT_EQ(ok_a, ok_b);
+    if (ok_a) {
+      EXPECT_LT(test::rel_err(a, b), 1e-12);
+      EXPECT_LT(test::rel_err(la, lb), 1e-12);
+    }
+  }
+  o.held_frames = {{"tip", true}, {"tip", false}};  // dependent rows
+  o.locked_joints.clear();
+  o.external_forces = false;
+  const auto twice = compile_kernels(model, o);
+  const VectorX q = random_configuration(model, rng), v = VectorX::Zero(model.nv), tau = VectorX::Zero(model.nv);
+  std::vector<double> ref(24, 0.0), kp(2, 0.0), kd(2, 0.0);
+  for (int f2 = 0; f2 < 2; ++f2) ref[12 * f2 + 3] = ref[12 * f2 + 7] = ref[12 * f2 + 11] = 1.0;
+  VectorX out(model.nv), lambda(9);
+  EXPECT_FALSE(twice->constrained_dynamics(q.data(), v.data(), tau.data(), ref.data(), kp.data(), kd.data(), nullptr,
+                                           out.data(), lambda.data()));
 }
 
 std::string manifest_of(const std::string& dir, const std::string& key) { return dir + "/" + key + ".manifest"; }

@@ -40,6 +40,11 @@ struct CompileOptions {
   std::string flags = "-O2 -march=native";
   /// Parallel compiler processes (the kernels are split into units); 0 → the cores.
   int jobs = 0;
+  /// Kernels longer than this many statements are cut into parts of their own units
+  /// (CodegenOptions::max_statements; 0: whole); part of the cache key. Parts compile much
+  /// faster (talos: 33 s of compiler time whole, 16 s in parts of 5000) but the kernels run
+  /// 12–22 % slower (docs/codegen.md, "Compile time"), so by default the kernels are whole.
+  int max_statements = 0;
 };
 
 /// Loaded kernels; the library stays loaded while this object (or a GeneratedDynamics made

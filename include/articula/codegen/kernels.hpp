@@ -33,7 +33,8 @@ struct GeneratedKernels {
   std::string header;  // NAME.hpp: the declarations, nq, nv and the model digest
   std::string source;  // NAME.cpp: the definitions (includes "NAME.hpp")
   /// The same definitions split into translation units (rnea, crba, aba, then the constrained
-  /// kernels when there are held frames) that compile in parallel (compile_kernels()).
+  /// kernels when there are held frames or locks; each kernel's parts with
+  /// CodegenOptions::max_statements) that compile in parallel (compile_kernels()).
   std::vector<std::string> units;
   int lines = 0;  // statements emitted (rnea + crba + aba)
 };
@@ -69,6 +70,11 @@ struct CodegenOptions {
   /// serves every subset of them (brakes that engage one by one). Throws std::invalid_argument
   /// for an unknown joint or one listed twice.
   std::vector<std::string> locked_joints = {};
+  /// With N > 0, a kernel longer than about N statements is cut into parts of about N, each a
+  /// function in a unit of its own (GeneratedKernels::units), so that they compile in
+  /// parallel and each compiles faster (the compiler's cost grows faster than a function's
+  /// length). The temporaries passed between parts go through a local array. 0: whole.
+  int max_statements = 0;
 };
 
 /// Generates the kernels of `model` in namespace articula::generated::<name> (`name` must be
