@@ -536,6 +536,19 @@ TEST(GeneratedKernels, LockedJointsAreChecked) {
       EXPECT_NE(std::string(e.what()).find(expect), std::string::npos) << e.what();
     }
   }
+  // On the command line: a lock is declared after the held frame; an unknown joint is named.
+  const test::ScratchDir dir("codegen_lock");
+  const auto ok = test::run_cli("codegen " + test::model_path("ur5") + " --name ur5_lock --hold point:tool0 --lock " +
+                                "shoulder_pan_joint -o " + dir.path());
+  ASSERT_EQ(ok.code, 0) << ok.output;
+  std::ifstream in(dir.path() + "/ur5_lock.hpp");
+  const std::string header((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(header.find("locked_joints = 1;"), std::string::npos) << header;
+  EXPECT_NE(header.find("inline constexpr int m = 4;"), std::string::npos) << header;
+  EXPECT_NE(header.find("const double* active"), std::string::npos) << header;
+  const auto bad = test::run_cli("codegen " + test::model_path("ur5") + " --name x --lock elbow -o " + dir.path());
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.output.find("elbow"), std::string::npos) << bad.output;
 }
 
 TEST(GeneratedKernels, HeldFramesAreChecked) {
