@@ -3,7 +3,8 @@
 # each model's kernels into an empty cache, the load time from the cache, and whole runs with
 # and without --compiled (real-time factor, as `articula run` prints it, the median of 7 runs of
 # 2 s simulated, the two kinds alternating: shorter runs moved by ±25 % here).
-# Cases: the rx130 e-stop (ABA until the brakes lock), TALOS standing on welded feet (the
+# Cases: the rx130 e-stop (ABA until the brakes lock, then the constrained kernel with the locks
+# switched on: every evaluation on the kernels), TALOS standing on welded feet (the
 # compiled constrained dynamics; talos_wall without its hand contact), talos_wall itself (the
 # welded feet and an elastic hand contact: constrained_dynamics_fext) and solo12 on four
 # elastic feet (aba_fext).

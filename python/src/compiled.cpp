@@ -11,9 +11,32 @@ namespace articula::python {
 namespace {
 
 // The loaded kernels and the sizes of the model they were made for (the shape checks).
-struct PyCompiled {
-  std::shared_ptr<const CompiledKernels> k;
+struct Sizes {
   Eigen::Index nq = 0, nv = 0, nb = 0;  // nb: bodies (Model::njoints)
+  // The constrained kernels: declared constraints, entries of ref, rows of lambda.
+  Eigen::Index declared = 0, ref_size = 0, m = 0;
+};
+
+// The sizes of `model`'s kernels for `o` (names the model lacks are left out: compile_kernels
+// reports them).
+Sizes sizes_for(const Model& model, const CompileOptions& o) {
+  Sizes s{model.nq, model.nv, model.njoints};
+  for (const HeldFrame& f : o.held_frames) {
+    ++s.declared;
+    s.ref_size += 12;
+    s.m += f.weld ? 6 : 3;
+  }
+  for (const std::string& j : o.locked_joints) {
+    if (!model.has_joint(j)) continue;
+    ++s.declared;
+    s.ref_size += model.nq_joint[model.joint_id(j)];
+    s.m += model.nv_joint[model.joint_id(j)];
+  }
+  return s;
+}
+
+struct PyCompiled : Sizes {
+  std::shared_ptr<const CompiledKernels> k;
 };
 
 std::vector<HeldFrame> held_arg(const py::object& held) {
@@ -45,7 +68,7 @@ py::list held_list(const std::vector<HeldFrame>& held) {
 // A compile started by compile_in_background(), running on its own thread.
 struct PyInFlight {
   std::shared_future<std::shared_ptr<const CompiledKernels>> future;
-  Eigen::Index nq = 0, nv = 0, nb = 0;
+  Sizes sizes;
 };
 
 CompileOptions compile_options(const py::object& held, bool external_forces, const std::string& cache_dir,
@@ -143,6 +166,66 @@ void init_compiled(py::module_& m) {
           py::arg("q"), py::arg("v"), py::arg("tau"), py::arg("f_ext") = py::none(),
           "v̇ = M(q)⁻¹ (τ − h(q, v) + Σ Jᵢᵀ f_ext,i) (nv,), as aba(). f_ext None or (njoints, 6) [force N; "
           "moment N·m] in each body frame (kernels compiled with external_forces=True).")
+      .def(
+          "constrained_dynamics",
+          [](const PyCompiled& c, const py::object& q, const py::object& v, const py::object& tau,
+             const py::object& ref, const py::object& kp, const py::object& kd, const py::object& active,
+             const py::object& f_ext) {
+            if (!c.k->constrained_dynamics && !c.k->constrained_dynamics_fext)
+              raise(errors().argument,
+                    "constrained_dynamics: these kernels declare no held frame or locked joint "
+                    "(compile(..., held_frames=..., locked_joints=...))");
+            if (!f_ext.is_none() && !c.k->constrained_dynamics_fext)
+              raise(errors().argument,
+                    "f_ext: these kernels were compiled without external forces (compile(..., external_forces=True))");
+            Array kq = null_array(), kv = null_array(), kt = null_array(), kr = null_array(), kp_ = null_array(),
+                  kd_ = null_array(), ka = null_array();
+            const auto qm = vector_arg(q, "q", c.nq, kq), vm = vector_arg(v, "v", c.nv, kv);
+            const auto tm = vector_arg(tau, "tau", c.nv, kt), rm = vector_arg(ref, "ref", c.ref_size, kr);
+            const auto pm = vector_arg(kp, "kp", c.declared, kp_), dm = vector_arg(kd, "kd", c.declared, kd_);
+            const double* am = active.is_none() ? nullptr : vector_arg(active, "active", c.declared, ka).data();
+            py::array_t<double> qdd(c.nv), lambda(c.m);
+            bool ok = false;
+            if (f_ext.is_none() && c.k->constrained_dynamics) {
+              ok = c.k->constrained_dynamics(qm.data(), vm.data(), tm.data(), rm.data(), pm.data(), dm.data(), am,
+                                             qdd.mutable_data(), lambda.mutable_data());
+            } else {
+              Eigen::Matrix<double, 6, Eigen::Dynamic> packed = Eigen::Matrix<double, 6, Eigen::Dynamic>::Zero(6, c.nb);
+              if (!f_ext.is_none()) packed = matrix_arg(f_ext, "f_ext", c.nb, 6).transpose();
+              ok = c.k->constrained_dynamics_fext(qm.data(), vm.data(), tm.data(), packed.data(), rm.data(), pm.data(),
+                                                  dm.data(), am, qdd.mutable_data(), lambda.mutable_data());
+            }
+            if (!ok)
+              raise(errors().solve,
+                    "constrained_dynamics: the active rows are dependent at this q (a pivot of J M^-1 J^T below "
+                    "1e-10 of its diagonal); articula.constrained_forward_dynamics handles redundant rows");
+            return py::make_tuple(qdd, lambda);
+          },
+          py::arg("q"), py::arg("v"), py::arg("tau"), py::arg("ref"), py::arg("kp"), py::arg("kd"),
+          py::arg("active") = py::none(), py::arg("f_ext") = py::none(),
+          "(qdd (nv,), lambda (m,)): constrained forward dynamics with the declared constraints that are active "
+          "(held frames, then locked joints; active: 1/0 each, None = all). ref: 12 per held frame (position, "
+          "rotation column-major), then each locked joint's nq reference coordinates; kp, kd: Baumgarte gains "
+          "per declared constraint; lambda: the frames' rows, then the locked dofs' (0 when off). Raises "
+          "SolveError when the active rows are dependent (docs/codegen.md).")
+      .def(
+          "velocity_jump",
+          [](const PyCompiled& c, const py::object& q, const py::object& v_minus, const py::object& active) {
+            if (!c.k->velocity_jump)
+              raise(errors().argument,
+                    "velocity_jump: these kernels declare no held frame or locked joint (compile(..., "
+                    "held_frames=..., locked_joints=...))");
+            Array kq = null_array(), kv = null_array(), ka = null_array();
+            const auto qm = vector_arg(q, "q", c.nq, kq), vm = vector_arg(v_minus, "v_minus", c.nv, kv);
+            const double* am = active.is_none() ? nullptr : vector_arg(active, "active", c.declared, ka).data();
+            py::array_t<double> v_plus(c.nv), Lambda(c.m);
+            if (!c.k->velocity_jump(qm.data(), vm.data(), am, v_plus.mutable_data(), Lambda.mutable_data()))
+              raise(errors().solve, "velocity_jump: the active rows are dependent at this q");
+            return py::make_tuple(v_plus, Lambda);
+          },
+          py::arg("q"), py::arg("v_minus"), py::arg("active") = py::none(),
+          "(v_plus (nv,), Lambda (m,)): the plastic jump when the active declared constraints switch on, "
+          "velocity_jump's full form. Raises SolveError for dependent rows.")
       .def("__repr__", [](const PyCompiled& c) {
         return "CompiledKernels(key=" + c.k->key + ", from_cache=" + (c.k->from_cache ? "True" : "False") + ")";
       });
@@ -155,9 +238,7 @@ void init_compiled(py::module_& m) {
         const CompileOptions o =
             compile_options(held, external_forces, cache_dir, compiler, flags, jobs, locked, max_statements);
         PyCompiled out;
-        out.nq = model.nq;
-        out.nv = model.nv;
-        out.nb = model.njoints;
+        static_cast<Sizes&>(out) = sizes_for(model, o);
         {
           py::gil_scoped_release release;
           out.k = compile_kernels(model, o);
@@ -166,8 +247,7 @@ void init_compiled(py::module_& m) {
       },
       py::arg("model"), py::arg("held_frames") = py::none(), py::arg("external_forces") = false,
       py::arg("cache_dir") = "", py::arg("compiler") = "", py::arg("flags") = CompileOptions{}.flags,
-      py::arg("jobs") = 0, py::arg("locked_joints") = py::none(),
-      py::arg("max_statements") = 0,
+      py::arg("jobs") = 0, py::arg("locked_joints") = py::none(), py::arg("max_statements") = 0,
       "Generates the model's kernels, compiles them with the system C++ compiler for this machine and loads "
       "them; the next call (in any process) with the same model, frames, compiler and flags loads them from "
       "the cache ($ARTICULA_CACHE_DIR, $XDG_CACHE_HOME/articula or ~/.cache/articula; or cache_dir). "
@@ -193,9 +273,7 @@ void init_compiled(py::module_& m) {
               f.future.wait();
             }
             PyCompiled out;
-            out.nq = f.nq;
-            out.nv = f.nv;
-            out.nb = f.nb;
+            static_cast<Sizes&>(out) = f.sizes;
             try {
               out.k = f.future.get();
             } catch (const std::exception& e) {
@@ -213,16 +291,13 @@ void init_compiled(py::module_& m) {
             compile_options(held, external_forces, cache_dir, compiler, flags, jobs, locked, max_statements);
         auto copy = std::make_shared<const Model>(model);  // the thread's own model: the caller's may go away
         PyInFlight out;
-        out.nq = model.nq;
-        out.nv = model.nv;
-        out.nb = model.njoints;
+        out.sizes = sizes_for(model, o);
         out.future = std::async(std::launch::async, [copy, o] { return compile_kernels(*copy, o); }).share();
         return out;
       },
       py::arg("model"), py::arg("held_frames") = py::none(), py::arg("external_forces") = false,
       py::arg("cache_dir") = "", py::arg("compiler") = "", py::arg("flags") = CompileOptions{}.flags,
-      py::arg("jobs") = 0, py::arg("locked_joints") = py::none(),
-      py::arg("max_statements") = 0,
+      py::arg("jobs") = 0, py::arg("locked_joints") = py::none(), py::arg("max_statements") = 0,
       "compile() on a thread of its own: returns a KernelsInFlight at once. Hand it to "
       "Simulator.use_compiled_when_ready() to run on the runtime algorithms until the kernels are ready, "
       "or call .result() to wait for them. Bad held frames and compiler failures surface from .result() "

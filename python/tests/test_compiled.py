@@ -88,6 +88,48 @@ def test_locks_switched_during_a_run_stay_on_the_kernels(tmp_path):
         articula.compile(m, locked_joints=["elbow"], cache_dir=str(tmp_path))
 
 
+def test_constrained_kernels_take_any_subset_of_frames_and_locks(tmp_path):
+    """compile(held_frames, locked_joints): constrained_dynamics and velocity_jump for each subset
+    of a held point and a locked joint, against the runtime solver and jump."""
+    m = articula.load_urdf(str(MODELS / "ur5.urdf"))
+    k = articula.compile(m, held_frames=[("tool0", "point")], locked_joints=["elbow_joint"], cache_dir=str(tmp_path))
+    d = articula.Data(m)
+    q, v, tau = random_state(m, 3)
+    j = m.joint_names.index("elbow_joint")
+    ref = np.zeros(13)
+    ref[3] = ref[7] = ref[11] = 1.0
+    ref[12] = q[m.idx_q[j]] + 0.01  # the lock's reference, off the state: its Baumgarte term acts
+    kp, kd = np.array([0.0, 50.0]), np.array([0.0, 10.0])
+    for active in ([1, 0], [0, 1], [1, 1]):
+        s = articula.ConstraintSet(m)
+        rows = []
+        if active[0]:
+            c = articula.FrameConstraint("point", "tool0", articula.AxisMask("point"))
+            c.baumgarte_frequency = 0.0
+            s.add(c)
+            rows += [0, 1, 2]
+        if active[1]:
+            lock = articula.JointLock(m, "lock", ["elbow_joint"], [ref[12]])
+            lock.baumgarte_frequency = 50.0 ** 0.5 / (2 * np.pi)  # kp = 50, kd = 2 sqrt(50)
+            kd[1] = lock.kd
+            s.add(lock)
+            rows += [3]
+        ddq, lam, rep = articula.constrained_forward_dynamics(m, d, None, s, q, v, tau, method="range")
+        rep.raise_for_status()
+        qdd, lam_k = k.constrained_dynamics(q, v, tau, ref, kp, kd, active=np.array(active, float))
+        assert close(qdd, ddq, 1e-9)
+        assert close(lam_k[rows], lam, 1e-9)
+        assert np.all(lam_k[[r for r in range(4) if r not in rows]] == 0.0)
+        jump = articula.velocity_jump(m, d, None, s.J, v, form="full")
+        v_plus, Lam = k.velocity_jump(q, v, active=np.array(active, float))
+        assert close(v_plus, jump.v_plus, 1e-9)
+    with pytest.raises(articula.ArgumentError, match="'active'"):
+        k.constrained_dynamics(q, v, tau, ref, kp, kd, active=np.ones(3))
+    plain = articula.compile(m, cache_dir=str(tmp_path))
+    with pytest.raises(articula.ArgumentError, match="no held frame or locked joint"):
+        plain.constrained_dynamics(q, v, tau, ref, kp, kd)
+
+
 def test_a_run_compiled_in_background_ends_as_the_runtime_run(tmp_path):
     """compile_in_background + use_compiled_when_ready: the run starts on the runtime algorithms,
     switches between two steps once the kernels are ready (compiled_from), and ends as the
