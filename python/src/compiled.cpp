@@ -73,8 +73,9 @@ struct PyInFlight {
 
 CompileOptions compile_options(const py::object& held, bool external_forces, const std::string& cache_dir,
                                const std::string& compiler, const std::string& flags, int jobs,
-                               const py::object& locked, int max_statements) {
+                               const py::object& locked, int max_statements, const py::object& states) {
   CompileOptions o;
+  if (!states.is_none()) o.state_frames = states.cast<std::vector<std::string>>();
   o.max_statements = max_statements;
   o.held_frames = held_arg(held);
   if (!locked.is_none()) o.locked_joints = locked.cast<std::vector<std::string>>();
@@ -233,10 +234,10 @@ void init_compiled(py::module_& m) {
   m.def(
       "compile",
       [](const Model& model, const py::object& held, bool external_forces, const std::string& cache_dir,
-         const std::string& compiler, const std::string& flags, int jobs, const py::object& locked,
-         int max_statements) {
+         const std::string& compiler, const std::string& flags, int jobs, const py::object& locked, int max_statements,
+         const py::object& states) {
         const CompileOptions o =
-            compile_options(held, external_forces, cache_dir, compiler, flags, jobs, locked, max_statements);
+            compile_options(held, external_forces, cache_dir, compiler, flags, jobs, locked, max_statements, states);
         PyCompiled out;
         static_cast<Sizes&>(out) = sizes_for(model, o);
         {
@@ -248,13 +249,16 @@ void init_compiled(py::module_& m) {
       py::arg("model"), py::arg("held_frames") = py::none(), py::arg("external_forces") = false,
       py::arg("cache_dir") = "", py::arg("compiler") = "", py::arg("flags") = CompileOptions{}.flags,
       py::arg("jobs") = 0, py::arg("locked_joints") = py::none(), py::arg("max_statements") = 0,
+      py::arg("state_frames") = py::none(),
       "Generates the model's kernels, compiles them with the system C++ compiler for this machine and loads "
       "them; the next call (in any process) with the same model, frames, compiler and flags loads them from "
       "the cache ($ARTICULA_CACHE_DIR, $XDG_CACHE_HOME/articula or ~/.cache/articula; or cache_dir). "
       "held_frames: frame names (welded) or (frame, 'weld' | 'point') pairs held in the world, for the "
       "constrained kernels (Robot: compilable_held_frames(robot)). locked_joints: joint names locked in the "
       "constrained kernels (Robot: compilable_locked_joints(robot)); any subset of the held frames and locks "
-      "runs on them. max_statements: cut longer kernels into parts compiled in parallel (faster to "
+      "runs on them. state_frames: frames whose bodies' kinematics a kernel computes (a robot's contact frames: "
+      "the Simulator then skips its forward kinematics for the contacts). max_statements: cut longer kernels into "
+      "parts compiled in parallel (faster to "
       "compile, slower to run; 0: whole). external_forces: also the kernels with "
       "external forces, which a Simulator needs for a robot with elastic contacts. The GIL is released while "
       "compiling. "
@@ -285,10 +289,10 @@ void init_compiled(py::module_& m) {
   m.def(
       "compile_in_background",
       [](const Model& model, const py::object& held, bool external_forces, const std::string& cache_dir,
-         const std::string& compiler, const std::string& flags, int jobs, const py::object& locked,
-         int max_statements) {
+         const std::string& compiler, const std::string& flags, int jobs, const py::object& locked, int max_statements,
+         const py::object& states) {
         const CompileOptions o =
-            compile_options(held, external_forces, cache_dir, compiler, flags, jobs, locked, max_statements);
+            compile_options(held, external_forces, cache_dir, compiler, flags, jobs, locked, max_statements, states);
         auto copy = std::make_shared<const Model>(model);  // the thread's own model: the caller's may go away
         PyInFlight out;
         out.sizes = sizes_for(model, o);
@@ -298,6 +302,7 @@ void init_compiled(py::module_& m) {
       py::arg("model"), py::arg("held_frames") = py::none(), py::arg("external_forces") = false,
       py::arg("cache_dir") = "", py::arg("compiler") = "", py::arg("flags") = CompileOptions{}.flags,
       py::arg("jobs") = 0, py::arg("locked_joints") = py::none(), py::arg("max_statements") = 0,
+      py::arg("state_frames") = py::none(),
       "compile() on a thread of its own: returns a KernelsInFlight at once. Hand it to "
       "Simulator.use_compiled_when_ready() to run on the runtime algorithms until the kernels are ready, "
       "or call .result() to wait for them. Bad held frames and compiler failures surface from .result() "

@@ -184,7 +184,8 @@ def test_contacts_run_on_the_kernels_with_external_forces(tmp_path):
         q[2] = 0.3
         sim.set_state(q, np.zeros(robot.model.nv))
         if compiled:
-            k = articula.compile(robot.model, external_forces=True, cache_dir=str(tmp_path))
+            k = articula.compile(robot.model, external_forces=True, cache_dir=str(tmp_path),
+                                 state_frames=["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"])
             assert k.external_forces
             data = articula.Data(robot.model)
             for seed in range(3):

@@ -38,6 +38,7 @@ std::string cache_key(const Model& model, const CompileOptions& o, const std::st
     }
   }
   for (const std::string& j : o.locked_joints) h.text("lock " + j);
+  for (const std::string& f : o.state_frames) h.text("state " + f);
   h.text(o.external_forces ? "external forces" : "no external forces");
   h.text(o.engine_kernels_only ? "engine kernels" : "all kernels");
   h.text(compiler);
@@ -102,6 +103,7 @@ std::shared_ptr<CompiledKernels> load_entry(const fs::path& dir, const std::stri
   out->velocity_jump = reinterpret_cast<JumpKernel>(kernel_fn("velocity_jump"));
   out->aba_fext = reinterpret_cast<AbaFextKernel>(kernel_fn("aba_fext"));
   out->constrained_dynamics_fext = reinterpret_cast<ConstrainedFextKernel>(kernel_fn("constrained_dynamics_fext"));
+  out->body_states = reinterpret_cast<BodyStatesKernel>(kernel_fn("body_states"));
   if (!out->aba && !out->aba_fext) return why = "library without aba", nullptr;
   out->handle = std::move(owner);
   return out;
@@ -123,6 +125,9 @@ std::shared_ptr<const CompiledKernels> compile_kernels(const Model& model, const
   for (const HeldFrame& f : options.held_frames)
     if (!model.has_frame(f.frame))
       throw std::invalid_argument("compile_kernels: model '" + model.name + "' has no frame '" + f.frame + "'");
+  for (const std::string& f : options.state_frames)
+    if (!model.has_frame(f))
+      throw std::invalid_argument("compile_kernels: model '" + model.name + "' has no frame '" + f + "'");
   for (const std::string& j : options.locked_joints)
     if (!model.has_joint(j))
       throw std::invalid_argument("compile_kernels: model '" + model.name + "' has no joint '" + j + "'");
@@ -145,9 +150,10 @@ std::shared_ptr<const CompiledKernels> compile_kernels(const Model& model, const
   k->model_digest = model_digest(model);
   k->held_frames = options.held_frames;
   k->locked_joints = options.locked_joints;
+  k->state_frames = options.state_frames;
   k->external_forces = options.external_forces;
   const bool complete = (options.engine_kernels_only || (k->rnea && k->crba && k->aba)) &&
-                        (!options.external_forces || k->aba_fext) &&
+                        (!options.external_forces || k->aba_fext) && (options.state_frames.empty() || k->body_states) &&
                         ((options.held_frames.empty() && options.locked_joints.empty()) || k->constrained_dynamics ||
                          k->constrained_dynamics_fext);
   if (!complete)

@@ -19,24 +19,40 @@ struct Rows {
   std::vector<Sym> gamma;
 };
 
+/// Forward kinematics (RBDA §4.4 and the velocity pass of §5.3): the world placements
+/// ⁰M_i = ⁰M_λ ^λX_i and, with v, the body velocities v_i = ⁱX_λ v_λ + S_i q̇_i and the bias
+/// accelerations c_i = ⁱX_λ c_λ + v_i × S_i q̇_i (v̇ = 0, no gravity), in body coordinates.
+struct BodyMotion {
+  std::vector<STransform> oM;
+  std::vector<SMotion> vel, acc;
+};
+
+BodyMotion body_motion(const Model& model, const std::vector<STransform>& X, const SymVector* v) {
+  const int nb = model.njoints;
+  BodyMotion out{std::vector<STransform>(nb), std::vector<SMotion>(nb), std::vector<SMotion>(nb)};
+  for (Index i = 0; i < nb; ++i) {
+    const Index p = model.parents[i];
+    out.oM[i] = p == kWorld ? X[i] : out.oM[p] * X[i];
+    if (v) {
+      const SMotion vJ = joint_motion(model, i, *v);
+      out.vel[i] = (p == kWorld ? SMotion::Zero() : X[i].act_inv(out.vel[p])) + vJ;
+      out.acc[i] = (p == kWorld ? SMotion::Zero() : X[i].act_inv(out.acc[p])) + out.vel[i].cross(vJ);
+    }
+  }
+  return out;
+}
+
 Rows frame_rows(const Model& model, const std::vector<HeldFrame>& held, const std::vector<STransform>& X,
                 const SymVector* v) {
   Emitter& e = Emitter::active();
   const int nb = model.njoints, nv = model.nv;
-  std::vector<STransform> oM(nb);
-  std::vector<SMotion> vel(nb), acc(nb);
+  const BodyMotion bm = body_motion(model, X, v);
+  const std::vector<STransform>& oM = bm.oM;
+  const std::vector<SMotion>&vel = bm.vel, &acc = bm.acc;
   std::vector<SMotion> Jw(nv);  // world joint columns ⁰X_i S_i
-  for (Index i = 0; i < nb; ++i) {
-    const Index p = model.parents[i];
-    oM[i] = p == kWorld ? X[i] : oM[p] * X[i];
+  for (Index i = 0; i < nb; ++i)
     for (int k = model.idx_v[i]; k < model.idx_v[i] + model.nv_joint[i]; ++k)
       Jw[k] = oM[i].act(SMotion::from(subspace_column(model, k)));
-    if (v) {  // body velocities and bias accelerations (v̇ = 0, no gravity), body coordinates
-      const SMotion vJ = joint_motion(model, i, *v);
-      vel[i] = (p == kWorld ? SMotion::Zero() : X[i].act_inv(vel[p])) + vJ;
-      acc[i] = (p == kWorld ? SMotion::Zero() : X[i].act_inv(acc[p])) + vel[i].cross(vJ);
-    }
-  }
   Rows rows;
   for (std::size_t f = 0; f < held.size(); ++f) {
     const Frame& frame = model.frames[model.frame_id(held[f].frame)];
@@ -253,6 +269,42 @@ void range_space(Emitter& e, const Model& model, const SymMatrix& M, const SymMa
 
 }  // namespace
 
+std::string body_states_kernel(const Model& model, const std::vector<std::string>& frames, int max_statements,
+                               std::vector<KernelText>& kernels) {
+  if (frames.empty()) return "";
+  Emitter& e = Emitter::active();
+  std::string list;
+  for (const std::string& f : frames) {
+    if (!model.has_frame(f)) model.frame_id(f);  // throws, naming the frame and listing the valid ones
+    if (model.frames[model.frame_id(f)].parent == kWorld)
+      throw std::invalid_argument("codegen: frame '" + f + "' is on the world: it has no body state");
+    list += (list.empty() ? "" : ", ") + f;
+  }
+  const SymVector q = inputs("q", model.nq), v = inputs("v", model.nv);
+  const BodyMotion bm = body_motion(model, placements(model, q), &v);
+  for (std::size_t f = 0; f < frames.size(); ++f) {
+    const Index b = model.frames[model.frame_id(frames[f])].parent;
+    const int o = 18 * static_cast<int>(f);
+    for (int k = 0; k < 9; ++k) e.assign(at("out", o + k), bm.oM[b].R(k % 3, k / 3));  // column-major
+    for (int k = 0; k < 3; ++k) {
+      e.assign(at("out", o + 9 + k), bm.oM[b].p[k]);
+      e.assign(at("out", o + 12 + k), bm.vel[b].v[k]);
+      e.assign(at("out", o + 15 + k), bm.vel[b].w[k]);
+    }
+  }
+  kernels.push_back(
+      kernel_text(e,
+                  "/// The kinematics of the bodies that carry these frames (the elastic contacts'): for each\n"
+                  "/// frame, 18 numbers: its body's world placement oMi (rotation column-major, then position)\n"
+                  "/// and velocity in the body's frame (linear, then angular), as forward_kinematics() gives\n"
+                  "/// data.oMi and data.v. Only the bodies' chains to the root are computed.\n"
+                  "void body_states(const double* q, const double* v, double* out);\n",
+                  "Forward kinematics of the bodies of: " + list + " (RBDA §4.4, §5.3).", "void", "body_states",
+                  {"const double* q", "const double* v", "double* out"}, "", max_statements));
+  return "\n/// Frames whose bodies body_states reports (18 numbers each, in this order): " + list +
+         ".\ninline constexpr int state_frames = " + std::to_string(frames.size()) + ";\n";
+}
+
 std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>& held,
                                 const std::vector<std::string>& locked, const KernelSelection& which,
                                 std::vector<KernelText>& kernels) {
@@ -346,7 +398,8 @@ std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>
         e.raw("::articula::joint_difference(::articula::JointType::" +
               std::string(type == JointType::Spherical ? "Spherical" : "FreeFlyer") + ", ref + " + std::to_string(r0) +
               ", q + " + std::to_string(iq) + ", " + out + ");");
-        for (int k = 0; k < model.nv_joint[j]; ++k) err[l].push_back(e.input(out + "[" + std::to_string(k) + "]", true));
+        for (int k = 0; k < model.nv_joint[j]; ++k)
+          err[l].push_back(e.input(out + "[" + std::to_string(k) + "]", true));
       }
     }
     const Masks mk = masks(a, [&](int l, int k, int dof) {

@@ -8,8 +8,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -131,6 +131,7 @@ std::string table_unit(const std::string& name, const std::string& key, const Co
   if (all) kernels.insert(kernels.end(), {"rnea", "crba"});
   if (plain) kernels.push_back("aba");
   if (fext) kernels.push_back("aba_fext");
+  if (!o.state_frames.empty()) kernels.push_back("body_states");
   if (constrained && plain) kernels.push_back("constrained_dynamics");
   if (constrained && fext) kernels.push_back("constrained_dynamics_fext");
   if (constrained && all) kernels.push_back("velocity_jump");
@@ -190,6 +191,7 @@ int build_entry(const Model& model, const CompileOptions& options, const std::st
   co.held_frames = options.held_frames;
   co.locked_joints = options.locked_joints;
   co.max_statements = options.max_statements;
+  co.state_frames = options.state_frames;
   co.external_forces = options.external_forces;
   co.engine_kernels_only = options.engine_kernels_only;
   const GeneratedKernels g = generate_kernels(model, name, co);

@@ -105,8 +105,8 @@ GeneratedKernels generate_kernels(const Model& original, const std::string& name
   std::vector<codegen::KernelText> kernels;
   auto kernel = [&](std::string declaration, const std::string& comment, const std::string& fn,
                     const std::vector<std::string>& params) {
-    kernels.push_back(codegen::kernel_text(e, std::move(declaration), comment, "void", fn, params, "",
-                                           options.max_statements));
+    kernels.push_back(
+        codegen::kernel_text(e, std::move(declaration), comment, "void", fn, params, "", options.max_statements));
   };
   if (all) {
     codegen::rnea_body(e, model);
@@ -139,6 +139,8 @@ GeneratedKernels generate_kernels(const Model& original, const std::string& name
         "ABA with external forces, RBDA §7.3 Table 7.1, body coordinates.", "aba_fext",
         {"const double* q", "const double* v", "const double* tau", "const double* f_ext", "double* qdd"});
   }
+  const std::string state_declarations =
+      codegen::body_states_kernel(model, options.state_frames, options.max_statements, kernels);
   const std::string constrained_declarations =
       codegen::constrained_kernels(model, options.held_frames, options.locked_joints, which, kernels);
   GeneratedKernels out;
@@ -157,7 +159,7 @@ GeneratedKernels generate_kernels(const Model& original, const std::string& name
                ";\ninline constexpr int nv = " + std::to_string(model.nv) +
                ";\n/// articula::model_digest() of the model these kernels were generated from.\n"
                "inline constexpr const char* model_digest = \"" +
-               digest + "\";\n" + constrained_declarations + "\n";
+               digest + "\";\n" + state_declarations + constrained_declarations + "\n";
   for (const codegen::KernelText& k : kernels) out.header += k.declaration;
   out.header += "\n}  // namespace articula::generated::" + name + "\n";
   // One prologue for every unit; NAME.cpp is the prologue with every function. Only units

@@ -165,6 +165,22 @@ void Simulator::Impl::install_generated(GeneratedDynamics kernels) {
       throw std::invalid_argument("use_generated: locked joint '" + j + "' is not a joint of the model");
   generated_constrained.set_kernel(kernels.constrained_dynamics, kernels.constrained_dynamics_fext, kernels.held_frames,
                                    kernels.locked_joints, m);
+  // The contacts' kinematics from body_states when it reports every contact's body.
+  contact_states = nullptr;
+  contact_state_bodies.clear();
+  bool all = kernels.body_states != nullptr && !robot.contacts().empty();
+  for (const std::string& f : kernels.state_frames)
+    if (!m.has_frame(f))
+      throw std::invalid_argument("use_generated: state frame '" + f + "' is not a frame of the model");
+  for (const ElasticContact& c : robot.contacts()) {
+    const auto it = std::find(kernels.state_frames.begin(), kernels.state_frames.end(), c.frame);
+    all = all && (m.frames[m.frame_id(c.frame)].parent == kWorld || it != kernels.state_frames.end());
+  }
+  if (all) {
+    contact_states = kernels.body_states;
+    for (const std::string& f : kernels.state_frames) contact_state_bodies.push_back(m.frames[m.frame_id(f)].parent);
+    contact_state_buffer.assign(18 * contact_state_bodies.size(), 0.0);
+  }
   compiled_owner.reset();  // kernels of a library loaded before (use_compiled) are no longer used
   refresh_active();
 }
@@ -209,6 +225,12 @@ CompileOptions compile_options_for(const Robot& robot, const SimulationOptions& 
   c.held_frames = compilable_held_frames(robot);
   c.locked_joints = compilable_locked_joints(robot, options.joint_limits);
   c.external_forces = !robot.contacts().empty();
+  for (const ElasticContact& contact : robot.contacts()) {
+    const Model& m = robot.model();
+    if (m.frames[m.frame_id(contact.frame)].parent == kWorld) continue;
+    if (std::find(c.state_frames.begin(), c.state_frames.end(), contact.frame) == c.state_frames.end())
+      c.state_frames.push_back(contact.frame);
+  }
   c.engine_kernels_only = true;
   return c;
 }
@@ -225,6 +247,8 @@ void Simulator::Impl::install_compiled(std::shared_ptr<const CompiledKernels> ke
   g.aba = kernels->aba;
   g.held_frames = kernels->held_frames;
   g.locked_joints = kernels->locked_joints;
+  g.body_states = kernels->body_states;
+  g.state_frames = kernels->state_frames;
   g.constrained_dynamics = kernels->constrained_dynamics;
   g.aba_fext = kernels->aba_fext;
   g.constrained_dynamics_fext = kernels->constrained_dynamics_fext;

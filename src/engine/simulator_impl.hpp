@@ -187,6 +187,11 @@ struct Simulator::Impl {
   // Simulator::use_generated (their digest checked) and count their calls in generated_calls.
   long generated_calls = 0;
   long dynamics_calls = 0;  // every evaluation of the dynamics, by any back end
+  // The generated kinematics of the contacts' bodies (GeneratedDynamics::body_states), written
+  // into data.oMi / data.v of those bodies in place of a whole forward_kinematics.
+  BodyStatesKernel contact_states = nullptr;
+  std::vector<Index> contact_state_bodies;
+  std::vector<double> contact_state_buffer;
   RuntimeAbaDynamics runtime_aba;
   RuntimeConstrainedDynamics runtime_constrained;
   GeneratedAbaDynamics generated_aba;

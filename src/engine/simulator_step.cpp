@@ -54,8 +54,22 @@ bool Simulator::Impl::call_controller() {
 bool Simulator::Impl::rhs(VectorRef q, VectorRef v, Eigen::Ref<VectorX> vdot) {
   const Model& m = *model;
   const bool with_contacts = !robot.contacts().empty();
+  bool all_kinematics = false;  // data holds the kinematics of (q, v) of every body
   if (with_contacts) {
-    forward_kinematics(m, data, q, v);
+    if (contact_states) {
+      contact_states(q.data(), v.data(), contact_state_buffer.data());
+      for (std::size_t f = 0; f < contact_state_bodies.size(); ++f) {
+        const double* x = contact_state_buffer.data() + 18 * f;
+        const Index b = contact_state_bodies[f];
+        data.oMi[b].R = Eigen::Map<const Matrix3>(x);
+        data.oMi[b].p = Eigen::Map<const Vector3>(x + 9);
+        data.v[b].v = Eigen::Map<const Vector3>(x + 12);
+        data.v[b].w = Eigen::Map<const Vector3>(x + 15);
+      }
+    } else {
+      forward_kinematics(m, data, q, v);
+      all_kinematics = true;
+    }
     std::fill(f_ext.begin(), f_ext.end(), Force::Zero());
     articula::contact_forces(m, data, robot.contacts(), f_ext, state.f_contact);
   }
@@ -94,8 +108,9 @@ bool Simulator::Impl::rhs(VectorRef q, VectorRef v, Eigen::Ref<VectorX> vdot) {
   const std::span<const Force> fe = with_contacts ? std::span<const Force>(f_ext) : std::span<const Force>();
   ++dynamics_calls;
   const DynamicsResult r = dynamics->evaluate(q, v, tau, fe, failure_message);
-  // With contacts the kinematics of (q, v) were computed above; a generated kernel leaves them.
-  data_stage = r.kinematics_current || with_contacts ? DataStage::KinematicsCurrent : DataStage::AccelerationsOnly;
+  // With contacts the kinematics of (q, v) were computed above (unless by body_states, for the
+  // contacts' bodies only); a generated kernel leaves them.
+  data_stage = r.kinematics_current || all_kinematics ? DataStage::KinematicsCurrent : DataStage::AccelerationsOnly;
   if (!r.ok) {
     failure = Failure::Solver;
     return false;

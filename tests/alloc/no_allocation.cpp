@@ -216,8 +216,9 @@ TEST(NoAllocation, SimulationStepsThroughGeneratedKernels) {
   EXPECT_LE(long_run, short_run) << "allocations grow with the number of steps";
 }
 
-// Solo-12 on four elastic feet through its generated kernels with external forces (aba_fext):
-// the contact forces packed for the kernel every evaluation, no allocation per step.
+// Solo-12 on four elastic feet through its generated kernels with external forces (aba_fext)
+// and the feet's kinematics (body_states): the contact forces packed for the kernel every
+// evaluation, no allocation per step.
 long allocations_of_generated_contact_run(double duration) {
   Model model;
   for (const auto& c : test::all_models())
@@ -231,6 +232,8 @@ long allocations_of_generated_contact_run(double duration) {
   GeneratedDynamics g;
   g.model_digest = k::model_digest;
   g.aba_fext = &k::aba_fext;
+  g.body_states = &k::body_states;
+  g.state_frames = {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"};
   sim.use_generated(g);
   VectorX q = neutral(robot.model());
   q[2] = 0.3;

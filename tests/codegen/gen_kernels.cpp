@@ -21,11 +21,12 @@ void write(const std::filesystem::path& path, const std::string& text) {
 
 void generate(const std::filesystem::path& dir, articula::Model model, const std::string& name, double snap = 1e-9,
               std::vector<articula::HeldFrame> held = {}, bool external_forces = false,
-              std::vector<std::string> locked = {}) {
+              std::vector<std::string> locked = {}, std::vector<std::string> state_frames = {}) {
   articula::test::add_armature(model);
-  const articula::GeneratedKernels k = articula::generate_kernels(
-      model, name,
-      {model.name + " with test armature", snap, std::move(held), external_forces, false, std::move(locked)});
+  const articula::GeneratedKernels k =
+      articula::generate_kernels(model, name,
+                                 {model.name + " with test armature", snap, std::move(held), external_forces, false,
+                                  std::move(locked), 0, std::move(state_frames)});
   write(dir / (name + ".hpp"), k.header);
   write(dir / (name + ".cpp"), k.source);
 }
@@ -54,9 +55,13 @@ int main(int argc, char** argv) {
     for (const auto& c : articula::test::all_models()) {
       if (!wanted(c.name)) continue;
       const auto it = held.find(c.name);
-      // solo12 also with external forces (the elastic feet of the engine tests).
-      generate(dir, articula::test::load(c), "test_" + c.name, 1e-9,
-               it == held.end() ? std::vector<articula::HeldFrame>{} : it->second, c.name == "solo12");
+      // solo12 also with external forces and its feet's kinematics (the elastic feet of the
+      // engine tests).
+      const bool solo = c.name == "solo12";
+      generate(
+          dir, articula::test::load(c), "test_" + c.name, 1e-9,
+          it == held.end() ? std::vector<articula::HeldFrame>{} : it->second, solo, {},
+          solo ? std::vector<std::string>{"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"} : std::vector<std::string>{});
     }
     if (wanted("ur5_exact"))
       generate(dir, articula::test::load(articula::test::all_models()[2]), "test_ur5_exact", 0.0);

@@ -522,6 +522,37 @@ TEST(GeneratedKernels, AnySubsetOfFramesAndLocksMatchesTheSolvers) {
   std::printf("[ info ] %d subsets solved (worst relative difference %.1e), %d dependent\n", solved, worst, dependent);
 }
 
+// body_states (CodegenOptions::state_frames) of solo12's four feet: each foot's body placement
+// and body-frame velocity as forward_kinematics() gives them.
+TEST(GeneratedKernels, BodyStatesMatchForwardKinematics) {
+  Model model;
+  for (const auto& c : test::all_models())
+    if (c.name == "solo12") model = test::load(c);
+  test::add_armature(model);
+  namespace g = generated::test_solo12;
+  ASSERT_EQ(g::state_frames, 4);
+  const char* feet[] = {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"};
+  std::mt19937 rng(4);
+  Data data(model);
+  for (int trial = 0; trial < 10; ++trial) {
+    const VectorX q = random_configuration(model, rng), v = test::random_vector(model.nv, rng);
+    forward_kinematics(model, data, q, v);
+    std::vector<double> out(18 * 4);
+    g::body_states(q.data(), v.data(), out.data());
+    for (int f = 0; f < 4; ++f) {
+      const Index b = model.frames[model.frame_id(feet[f])].parent;
+      Eigen::Matrix<double, 18, 1> expect;
+      expect << data.oMi[b].R.reshaped(), data.oMi[b].p, data.v[b].v, data.v[b].w;
+      EXPECT_LT((Eigen::Map<const Eigen::Matrix<double, 18, 1>>(out.data() + 18 * f) - expect).cwiseAbs().maxCoeff(),
+                1e-10 * (1.0 + expect.cwiseAbs().maxCoeff()))
+          << feet[f];
+    }
+  }
+  CodegenOptions options;
+  options.state_frames = {"world_mark"};
+  EXPECT_THROW(generate_kernels(test::mixed_model(true), "bad", options), std::invalid_argument);
+}
+
 // An unknown or repeated locked joint is refused, naming it.
 TEST(GeneratedKernels, LockedJointsAreChecked) {
   const Model m = test::mixed_model(true);

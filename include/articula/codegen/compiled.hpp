@@ -24,6 +24,9 @@ struct CompileOptions {
   std::vector<HeldFrame> held_frames;
   /// Joints locked in the constrained kernels (CodegenOptions::locked_joints, `codegen --lock`).
   std::vector<std::string> locked_joints;
+  /// Frames whose bodies' kinematics body_states reports (CodegenOptions::state_frames; the
+  /// elastic contacts' frames for a Robot).
+  std::vector<std::string> state_frames;
   /// Also the kernels with external forces (CodegenOptions::external_forces), for robots with
   /// elastic contacts.
   bool external_forces = false;
@@ -58,6 +61,7 @@ struct CompiledKernels {
   int units = 0;             ///< translation units compiled (0 from the cache)
   std::vector<HeldFrame> held_frames;
   std::vector<std::string> locked_joints;
+  std::vector<std::string> state_frames;
   bool external_forces = false;  ///< compiled with CompileOptions::external_forces
   RneaKernel rnea = nullptr;
   CrbaKernel crba = nullptr;
@@ -66,6 +70,7 @@ struct CompiledKernels {
   JumpKernel velocity_jump = nullptr;
   AbaFextKernel aba_fext = nullptr;
   ConstrainedFextKernel constrained_dynamics_fext = nullptr;
+  BodyStatesKernel body_states = nullptr;
   std::shared_ptr<void> handle;  ///< dlopen handle; dlclose when the last owner goes
 };
 

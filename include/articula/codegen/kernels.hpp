@@ -25,6 +25,9 @@ using JumpKernel = bool (*)(const double* q, const double* v_minus, const double
 /// (Model::njoints of them, in joint order), the spatial force [force; moment] on that body in
 /// its own frame, as the f_ext of articula::aba.
 using AbaFextKernel = void (*)(const double* q, const double* v, const double* tau, const double* f_ext, double* qdd);
+/// body_states (CodegenOptions::state_frames): 18 numbers per frame, its body's oMi (rotation
+/// column-major, position) and body-frame velocity (linear, angular).
+using BodyStatesKernel = void (*)(const double* q, const double* v, double* out);
 using ConstrainedFextKernel = bool (*)(const double* q, const double* v, const double* tau, const double* f_ext,
                                        const double* ref, const double* kp, const double* kd, const double* active,
                                        double* qdd, double* lambda);
@@ -75,6 +78,10 @@ struct CodegenOptions {
   /// parallel and each compiles faster (the compiler's cost grows faster than a function's
   /// length). The temporaries passed between parts go through a local array. 0: whole.
   int max_statements = 0;
+  /// Also `body_states(q, v, out)`: the world placement and velocity of the bodies that carry
+  /// these frames (the elastic contacts' kinematics, in place of a whole forward_kinematics).
+  /// Throws std::invalid_argument for an unknown frame or one on the world.
+  std::vector<std::string> state_frames = {};
 };
 
 /// Generates the kernels of `model` in namespace articula::generated::<name> (`name` must be

@@ -175,6 +175,10 @@ struct GeneratedDynamics {
   AbaFextKernel aba_fext = nullptr;                           ///< codegen --external-forces
   ConstrainedFextKernel constrained_dynamics_fext = nullptr;  ///< codegen --external-forces --hold
   std::vector<std::string> locked_joints = {};                ///< the --lock list of the kernels
+  /// With elastic contacts: the kernel of the contacts' bodies' kinematics (state_frames must
+  /// hold every contact's frame), called in place of a whole forward_kinematics.
+  BodyStatesKernel body_states = nullptr;
+  std::vector<std::string> state_frames = {};
 };
 
 /// The held frames to compile for `robot` (compile_kernels): its FrameConstraints in the world
@@ -186,7 +190,8 @@ std::vector<HeldFrame> compilable_held_frames(const Robot& robot);
 /// (the Simulator's limit stops), in model order.
 std::vector<std::string> compilable_locked_joints(const Robot& robot, bool joint_limits);
 /// The options compile_kernels needs for `robot`: its compilable_held_frames and
-/// compilable_locked_joints, the kernels with external forces when it has elastic contacts,
+/// compilable_locked_joints, the kernels with external forces and body_states of the contacts'
+/// frames when it has elastic contacts,
 /// and only the kernels the engine calls (CompileOptions::engine_kernels_only).
 CompileOptions compile_options_for(const Robot& robot, const SimulationOptions& options = {});
 
