@@ -85,7 +85,7 @@ void check_name(const std::string& name) {
 
 int run_codegen(const std::string& path, const std::string& name, const std::string& dir, bool floating, bool quiet,
                 double snap, const std::vector<std::string>& holds, const std::vector<std::string>& locks,
-                bool external_forces, int max_statements) {
+                bool external_forces, int max_statements, const std::vector<std::string>& states) {
   check_name(name);
   require_input_file(path, "model file");
   const Model model = load_urdf(path, floating ? BaseType::Floating : BaseType::Fixed);
@@ -102,6 +102,7 @@ int run_codegen(const std::string& path, const std::string& name, const std::str
   }
   options.locked_joints = locks;
   options.max_statements = max_statements;
+  options.state_frames = states;
   const GeneratedKernels k = generate_kernels(model, name, options);
   const std::filesystem::path out_dir(dir);
   std::error_code ec;
@@ -132,6 +133,7 @@ Command add_codegen_command(CLI::App& app) {
   auto locks = std::make_shared<std::vector<std::string>>();
   auto forces = std::make_shared<bool>(false);
   auto max_statements = std::make_shared<int>(0);
+  auto states = std::make_shared<std::vector<std::string>>();
   sub->add_option("model", *path, "URDF file")->required();
   sub->add_option("--name", *name, "C++ namespace articula::generated::NAME and file names")->required();
   sub->add_option("-o,--output-dir", *dir, "Directory for NAME.hpp and NAME.cpp (created if missing)");
@@ -151,13 +153,16 @@ Command add_codegen_command(CLI::App& app) {
   sub->add_flag("--external-forces", *forces,
                 "Also write aba_fext (and with --hold constrained_dynamics_fext): the kernels with external "
                 "forces on the bodies, which a Simulator uses for robots with elastic contacts");
+  sub->add_option("--state", *states,
+                  "FRAME, repeatable: also write body_states, the world placement and velocity of the bodies "
+                  "that carry these frames (a robot's contact frames)");
   sub->add_option("--max-statements", *max_statements,
                   "Cut kernels longer than this many statements into parts, functions of their own in NAME.cpp "
                   "(0: whole), which a compiler builds faster")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   return [=] {
-    return run_codegen(*path, *name, *dir, *floating, *quiet, *snap, *holds, *locks, *forces, *max_statements);
+    return run_codegen(*path, *name, *dir, *floating, *quiet, *snap, *holds, *locks, *forces, *max_statements, *states);
   };
 }
 

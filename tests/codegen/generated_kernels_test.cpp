@@ -551,6 +551,15 @@ TEST(GeneratedKernels, BodyStatesMatchForwardKinematics) {
   CodegenOptions options;
   options.state_frames = {"world_mark"};
   EXPECT_THROW(generate_kernels(test::mixed_model(true), "bad", options), std::invalid_argument);
+  // On the command line.
+  const test::ScratchDir dir("codegen_state");
+  const auto r =
+      test::run_cli("codegen " + test::model_path("ur5") + " --name ur5_state --state tool0 -o " + dir.path());
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::ifstream in(dir.path() + "/ur5_state.hpp");
+  const std::string header((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(header.find("void body_states(const double* q, const double* v, double* out);"), std::string::npos);
+  EXPECT_NE(header.find("state_frames = 1;"), std::string::npos);
 }
 
 // An unknown or repeated locked joint is refused, naming it.
