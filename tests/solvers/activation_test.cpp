@@ -14,6 +14,9 @@ struct Case {
   Factory persistent;  // enabled before the jump (may be empty)
   Factory added;       // activated by the jump
 };
+// What gtest prints for a case (else it prints the struct's raw bytes: heap addresses and
+// uninitialized padding, which differ from run to run).
+void PrintTo(const Case& c, std::ostream* os) { *os << c.model; }
 
 std::vector<std::shared_ptr<Constraint>> none(const Model&) { return {}; }
 std::vector<std::shared_ptr<Constraint>> p3_lock2(const Model&) {

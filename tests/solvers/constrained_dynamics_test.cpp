@@ -15,6 +15,8 @@ struct Combo {
   std::string model;  // stem in all_models()
   std::vector<std::shared_ptr<Constraint>> (*make)(const Model&);
 };
+// What gtest prints for a combination (not its raw bytes, which hold heap addresses).
+void PrintTo(const Combo& c, std::ostream* os) { *os << c.model; }
 
 std::vector<std::shared_ptr<Constraint>> tip_point(const Model&) {
   return {std::make_shared<FrameConstraint>("tip", "tip", AxisMask::parse("xz"))};
