@@ -31,8 +31,8 @@ struct RunOptions {
   bool background = false;  // --compile-in-background: run on the runtime path until the kernels are ready
   std::string cache_dir;
   int max_statements = CompileOptions{}.max_statements;  // --max-statements
-  std::string html;                                // --html: the replay page of the run's first log
-  const CLI::Option* joint_limits_flag = nullptr;  // given (either way) when its count() > 0
+  std::string html;                                      // --html: the replay page of the run's first log
+  const CLI::Option* joint_limits_flag = nullptr;        // given (either way) when its count() > 0
 };
 
 std::string fmt(const char* f, double x) {

@@ -164,10 +164,10 @@ Emitter::Parts Emitter::take_parts(int max_statements) {
   // The parts: each cut within a quarter share of an equal share, where the fewest
   // temporaries are live across it (each costs a store and a load), and not next to a raw
   // line or an input.
-  const std::size_t parts =
-      max_statements > 0 ? std::max<std::size_t>(1, (n + static_cast<std::size_t>(max_statements) - 1) /
-                                                        static_cast<std::size_t>(max_statements))
-                         : 1;
+  const std::size_t parts = max_statements > 0
+                                ? std::max<std::size_t>(1, (n + static_cast<std::size_t>(max_statements) - 1) /
+                                                               static_cast<std::size_t>(max_statements))
+                                : 1;
   std::vector<std::size_t> part_of(n, 0);
   if (parts > 1) {
     // crossing[c]: temporaries defined before statement c and read at or after it.

@@ -88,7 +88,7 @@ class Emitter {
     std::string text;
     std::vector<int> defs, uses;
     bool root = false;
-    bool glue = false;   // a raw line or an input: no cut next to it (take_parts)
+    bool glue = false;    // a raw line or an input: no cut next to it (take_parts)
     bool reread = false;  // an input of the function's arguments: read again, not passed
   };
   Sym emit(const std::string& expr, std::vector<int> uses, bool glue = false);

@@ -16,19 +16,19 @@ KernelText kernel_text(Emitter& e, std::string declaration, const std::string& c
   const Emitter::Parts parts = e.take_parts(max_statements);
   const std::string end = returns ? "  return true;\n}\n" : "}\n";
   KernelText out{std::move(declaration), {}};
-  const std::string head = "\n// " + comment + "\n" + ret + " " + name + "(" + list + ") {\n  " + unused + ";\n" + setup;
+  const std::string head =
+      "\n// " + comment + "\n" + ret + " " + name + "(" + list + ") {\n  " + unused + ";\n" + setup;
   if (parts.bodies.size() == 1) {
     out.definitions.push_back(head + parts.bodies.front() + end);
     return out;
   }
   auto part = [&](std::size_t k) { return name + "_part" + std::to_string(k); };
   std::string kernel = "\n// " + name + " in " + std::to_string(parts.bodies.size()) + " parts (units of their own).\n";
-  for (std::size_t k = 0; k < parts.bodies.size(); ++k)
-    kernel += ret + " " + part(k) + "(" + list + ", double* w);\n";
+  for (std::size_t k = 0; k < parts.bodies.size(); ++k) kernel += ret + " " + part(k) + "(" + list + ", double* w);\n";
   kernel += head + "  double w[" + std::to_string(parts.spills) + "];\n";
   for (std::size_t k = 0; k < parts.bodies.size(); ++k)
-    kernel += returns ? "  if (!" + part(k) + "(" + args + ", w)) return false;\n"
-                      : "  " + part(k) + "(" + args + ", w);\n";
+    kernel +=
+        returns ? "  if (!" + part(k) + "(" + args + ", w)) return false;\n" : "  " + part(k) + "(" + args + ", w);\n";
   kernel += end;
   for (std::size_t k = 0; k < parts.bodies.size(); ++k) {
     const std::string text = "\n// Part " + std::to_string(k) + " of " + name + ".\n" + ret + " " + part(k) + "(" +
