@@ -76,6 +76,8 @@ def test_locks_switched_during_a_run_stay_on_the_kernels(tmp_path):
         if compiled:
             locked = articula.compilable_locked_joints(robot)
             assert locked == [m.joint_names[1], m.joint_names[2]]
+            # with the limit stops: every limited revolute joint of the pendulum
+            assert articula.compilable_locked_joints(robot, joint_limits=True) == list(m.joint_names)
             k = articula.compile(m, locked_joints=locked, cache_dir=str(tmp_path))
             assert k.locked_joints == locked
             sim.use_compiled(k)

@@ -17,12 +17,17 @@
 
 namespace articula {
 
+bool has_limit_stop(const Model& m, Index j) {
+  const JointType t = m.joint_types[j];
+  if (m.nv_joint[j] != 1 || m.nq_joint[j] != 1 || (t != JointType::Revolute && t != JointType::Prismatic)) return false;
+  return std::isfinite(m.lower[m.idx_q[j]]) || std::isfinite(m.upper[m.idx_q[j]]);
+}
+
 void Simulator::Impl::add_limit_stops() {
   const Model& m = *model;
   ConstraintSet& set = robot.constraints();
   for (Index j = 0; j < m.njoints; ++j) {
-    const JointType t = m.joint_types[j];
-    if (m.nv_joint[j] != 1 || m.nq_joint[j] != 1 || (t != JointType::Revolute && t != JointType::Prismatic)) continue;
+    if (!has_limit_stop(m, j)) continue;
     const int iq = m.idx_q[j], iv = m.idx_v[j];
     for (const bool upper : {false, true}) {
       const double value = upper ? m.upper[iq] : m.lower[iq];

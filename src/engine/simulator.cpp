@@ -206,14 +206,9 @@ std::vector<std::string> compilable_locked_joints(const Robot& robot, bool joint
     if (const auto* l = dynamic_cast<const JointLock*>(&set.get(name)))
       for (const std::string& j : l->joints()) lock[static_cast<std::size_t>(m.joint_id(j))] = 1;
   for (const Brake& b : robot.brakes()) lock[static_cast<std::size_t>(m.joint_id(b.joint))] = 1;
-  if (joint_limits)  // as Simulator::Impl::add_limit_stops
-    for (Index j = 0; j < m.njoints; ++j) {
-      const JointType t = m.joint_types[j];
-      const int iq = m.idx_q[j];
-      if (m.nq_joint[j] == 1 && (t == JointType::Revolute || t == JointType::Prismatic) &&
-          (std::isfinite(m.lower[iq]) || std::isfinite(m.upper[iq])))
-        lock[static_cast<std::size_t>(j)] = 1;
-    }
+  if (joint_limits)
+    for (Index j = 0; j < m.njoints; ++j)
+      if (has_limit_stop(m, j)) lock[static_cast<std::size_t>(j)] = 1;
   std::vector<std::string> out;
   for (Index j = 0; j < m.njoints; ++j)
     if (lock[static_cast<std::size_t>(j)]) out.push_back(m.joint_names[j]);

@@ -14,6 +14,10 @@
 
 namespace articula {
 
+// True for a joint that gets limit stops with SimulationOptions::joint_limits (joint_limits.cpp):
+// a revolute or prismatic joint with a finite lower or upper limit.
+bool has_limit_stop(const Model& m, Index j);
+
 /// The fixed-step method of an integrator; Dormand–Prince re-steps (guard location) with RK4.
 inline FixedStepMethod fixed_method(Integrator integrator) {
   switch (integrator) {
