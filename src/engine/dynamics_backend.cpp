@@ -58,16 +58,10 @@ void GeneratedConstrainedDynamics::set_kernel(ConstrainedKernel kernel, Constrai
   forces_.assign(6 * static_cast<std::size_t>(model.njoints), 0.0);
   held_ = held;
   locked_.clear();
-  slot_ref_.clear();
-  slot_row_.clear();
-  slot_nq_.clear();
-  slot_rows_.clear();
+  slots_.clear();
   int ref = 0, row = 0;
   auto declare = [&](int nq, int rows) {
-    slot_ref_.push_back(ref);
-    slot_row_.push_back(row);
-    slot_nq_.push_back(nq);
-    slot_rows_.push_back(rows);
+    slots_.push_back({ref, row, nq, rows});
     ref += nq;
     row += rows;
   };
@@ -77,7 +71,7 @@ void GeneratedConstrainedDynamics::set_kernel(ConstrainedKernel kernel, Constrai
     locked_.push_back(j);
     declare(model.nq_joint[j], model.nv_joint[j]);
   }
-  const std::size_t declared = slot_ref_.size();
+  const std::size_t declared = slots_.size();
   ref_.assign(static_cast<std::size_t>(ref), 0.0);
   kp_.assign(declared, 0.0);
   kd_.assign(declared, 0.0);
@@ -95,8 +89,8 @@ bool GeneratedConstrainedDynamics::select(const ConstraintSet& set, bool with_fo
   auto take = [&](int slot, const Constraint* c, int set_row, int ref_from) {
     if (active_[static_cast<std::size_t>(slot)] != 0.0) return false;  // declared once, used once
     active_[static_cast<std::size_t>(slot)] = 1.0;
-    uses_.push_back({slot, c, slot_row_[static_cast<std::size_t>(slot)], set_row,
-                     slot_rows_[static_cast<std::size_t>(slot)], ref_from});
+    const Slot& s = slots_[static_cast<std::size_t>(slot)];
+    uses_.push_back({slot, c, s.row, set_row, s.rows, ref_from});
     return true;
   };
   bool match = model != nullptr;
@@ -139,14 +133,15 @@ DynamicsResult GeneratedConstrainedDynamics::evaluate(VectorRef q, VectorRef v, 
   for (const Use& u : uses_) {
     const Constraint& c = *u.constraint;
     if (!c.has_reference()) return fallback_.evaluate(q, v, tau, f_ext, message);
-    double* ref = ref_.data() + slot_ref_[static_cast<std::size_t>(u.slot)];
+    const Slot& s = slots_[static_cast<std::size_t>(u.slot)];
+    double* ref = ref_.data() + s.ref;
     if (static_cast<std::size_t>(u.slot) < held_.size()) {
       const Transform& X = static_cast<const FramePairConstraint&>(c).reference();
       for (int k = 0; k < 3; ++k) ref[k] = X.p[k];
       for (int k = 0; k < 9; ++k) ref[3 + k] = X.R.data()[k];
     } else {
       const VectorX& r = static_cast<const JointLock&>(c).reference();
-      for (int k = 0; k < slot_nq_[static_cast<std::size_t>(u.slot)]; ++k) ref[k] = r[u.ref_from + k];
+      for (int k = 0; k < s.nq; ++k) ref[k] = r[u.ref_from + k];
     }
     const bool on = c.baumgarte_frequency() > 0.0;
     kp_[static_cast<std::size_t>(u.slot)] = on ? c.kp() : 0.0;

@@ -116,9 +116,11 @@ class GeneratedConstrainedDynamics final : public Dynamics {
   ConstrainedFextKernel kernel_fext_ = nullptr;
   const Model* model_ = nullptr;
   std::vector<HeldFrame> held_;
-  std::vector<Index> locked_;             // joint ids
-  std::vector<int> slot_ref_, slot_row_;  // per declared constraint: first entry in ref and in lambda
-  std::vector<int> slot_nq_, slot_rows_;  // its number of ref entries and of rows
+  std::vector<Index> locked_;  // joint ids
+  struct Slot {                // a declared constraint: its first entry in ref and in lambda, and their counts
+    int ref, row, nq, rows;
+  };
+  std::vector<Slot> slots_;
   std::vector<Use> uses_;
   std::vector<double> forces_, ref_, kp_, kd_, active_, lambda_;
 };
