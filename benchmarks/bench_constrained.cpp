@@ -252,8 +252,8 @@ void sanity_check(std::vector<std::unique_ptr<Case>>& cases) {
       ++ok;
       dq = std::max(dq,
                     (c.gen_qdd - c.data->ddq).cwiseAbs().maxCoeff() / std::max(1.0, c.data->ddq.cwiseAbs().maxCoeff()));
-      dl = std::max(dl, (c.gen_lambda - c.set->lambda()).cwiseAbs().maxCoeff() /
-                            std::max(1.0, c.set->lambda().cwiseAbs().maxCoeff()));
+      const auto lambda = c.ws->lambda.head(c.set->dim());
+      dl = std::max(dl, (c.gen_lambda - lambda).cwiseAbs().maxCoeff() / std::max(1.0, lambda.cwiseAbs().maxCoeff()));
     }
     std::printf("| %s | %d / %zu | %.1e | %.1e |\n", c.spec->key, ok, kStates, dq, dl);
   }

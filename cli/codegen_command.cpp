@@ -1,5 +1,6 @@
-// `articula codegen MODEL.urdf --name NAME [-o DIR] [--floating]`: writes DIR/NAME.hpp and
-// DIR/NAME.cpp, the model-specific RNEA, CRBA and ABA (docs/codegen.md).
+// `articula codegen MODEL.urdf --name NAME [-o DIR] [--floating] [--hold …] [--lock …] [--distance …]`:
+// writes DIR/NAME.hpp and DIR/NAME.cpp, the model-specific RNEA, CRBA, ABA and constrained
+// kernels (docs/codegen.md).
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
@@ -7,6 +8,8 @@
 #include <iostream>
 #include <set>
 #include <stdexcept>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "articula/articula.hpp"
@@ -83,35 +86,50 @@ void check_name(const std::string& name) {
   }
 }
 
-int run_codegen(const std::string& path, const std::string& name, const std::string& dir, bool floating, bool quiet,
-                double snap, const std::vector<std::string>& holds, const std::vector<std::string>& locks,
-                bool external_forces, int max_statements, const std::vector<std::string>& states) {
-  check_name(name);
-  require_input_file(path, "model file");
-  const Model model = load_urdf(path, floating ? BaseType::Floating : BaseType::Fixed);
+// The command's arguments; the generator's options that need no parsing are filled directly.
+struct CodegenArgs {
+  std::string path, name, dir = ".";
+  bool floating = false, quiet = false;
+  std::vector<std::string> holds, distances;
   CodegenOptions options;
-  options.origin = std::filesystem::path(path).filename().string() + (floating ? " (floating base)" : " (fixed base)");
-  options.snap = snap;
-  options.external_forces = external_forces;
-  for (const std::string& h : holds) {
+};
+
+// FRAME@OTHER → (FRAME, OTHER); FRAME → (FRAME, "").
+std::pair<std::string, std::string> frame_pair(const std::string& text) {
+  const auto at = text.find('@');
+  return {text.substr(0, at), at == std::string::npos ? std::string() : text.substr(at + 1)};
+}
+
+int run_codegen(CodegenArgs a) {
+  check_name(a.name);
+  require_input_file(a.path, "model file");
+  const Model model = load_urdf(a.path, a.floating ? BaseType::Floating : BaseType::Fixed);
+  CodegenOptions& options = a.options;
+  options.origin =
+      std::filesystem::path(a.path).filename().string() + (a.floating ? " (floating base)" : " (fixed base)");
+  for (const std::string& h : a.holds) {
     const auto colon = h.find(':');
     const std::string kind = colon == std::string::npos ? "" : h.substr(0, colon);
     if (kind != "weld" && kind != "point")
-      throw std::invalid_argument("codegen: --hold '" + h + "': expected weld:FRAME or point:FRAME");
-    options.held_frames.push_back({h.substr(colon + 1), kind == "weld"});
+      throw std::invalid_argument("codegen: --hold '" + h +
+                                  "': expected weld:FRAME, point:FRAME, weld:FRAME@OTHER or point:FRAME@OTHER");
+    const auto [frame, other] = frame_pair(h.substr(colon + 1));
+    options.held_frames.push_back({frame, kind == "weld", other});
   }
-  options.locked_joints = locks;
-  options.max_statements = max_statements;
-  options.state_frames = states;
-  const GeneratedKernels k = generate_kernels(model, name, options);
-  const std::filesystem::path out_dir(dir);
+  for (const std::string& d : a.distances) {
+    const auto [frame_a, frame_b] = frame_pair(d);
+    if (frame_b.empty()) throw std::invalid_argument("codegen: --distance '" + d + "': expected FRAME@OTHER");
+    options.distances.push_back({frame_a, frame_b});
+  }
+  const GeneratedKernels k = generate_kernels(model, a.name, options);
+  const std::filesystem::path out_dir(a.dir);
   std::error_code ec;
   std::filesystem::create_directories(out_dir, ec);
-  if (ec) throw std::runtime_error("codegen: cannot create directory '" + dir + "': " + ec.message());
-  write_file(out_dir / (name + ".hpp"), k.header);
-  write_file(out_dir / (name + ".cpp"), k.source);
-  if (!quiet)
-    std::cout << "wrote " << (out_dir / (name + ".hpp")).string() << " and " << (out_dir / (name + ".cpp")).string()
+  if (ec) throw std::runtime_error("codegen: cannot create directory '" + a.dir + "': " + ec.message());
+  write_file(out_dir / (a.name + ".hpp"), k.header);
+  write_file(out_dir / (a.name + ".cpp"), k.source);
+  if (!a.quiet)
+    std::cout << "wrote " << (out_dir / (a.name + ".hpp")).string() << " and " << (out_dir / (a.name + ".cpp")).string()
               << " (" << k.lines << " statements; nq " << model.nq << ", nv " << model.nv << ", digest "
               << model_digest(model) << ")\n";
   return 0;
@@ -123,47 +141,40 @@ Command add_codegen_command(CLI::App& app) {
   auto* sub = app.add_subcommand("codegen",
                                  "Write C++ source of RNEA, CRBA and ABA specialized to one model "
                                  "(NAME.hpp, NAME.cpp; docs/codegen.md)");
-  auto path = std::make_shared<std::string>();
-  auto name = std::make_shared<std::string>();
-  auto dir = std::make_shared<std::string>(".");
-  auto floating = std::make_shared<bool>(false);
-  auto quiet = std::make_shared<bool>(false);
-  auto snap = std::make_shared<double>(CodegenOptions{}.snap);
-  auto holds = std::make_shared<std::vector<std::string>>();
-  auto locks = std::make_shared<std::vector<std::string>>();
-  auto forces = std::make_shared<bool>(false);
-  auto max_statements = std::make_shared<int>(0);
-  auto states = std::make_shared<std::vector<std::string>>();
-  sub->add_option("model", *path, "URDF file")->required();
-  sub->add_option("--name", *name, "C++ namespace articula::generated::NAME and file names")->required();
-  sub->add_option("-o,--output-dir", *dir, "Directory for NAME.hpp and NAME.cpp (created if missing)");
-  sub->add_flag("--floating", *floating, "Put a free-flyer joint at the root link");
-  sub->add_flag("-q,--quiet", *quiet, "Print nothing on success");
-  sub->add_option("--snap", *snap,
+  auto args = std::make_shared<CodegenArgs>();
+  CodegenArgs& a = *args;
+  sub->add_option("model", a.path, "URDF file")->required();
+  sub->add_option("--name", a.name, "C++ namespace articula::generated::NAME and file names")->required();
+  sub->add_option("-o,--output-dir", a.dir, "Directory for NAME.hpp and NAME.cpp (created if missing)");
+  sub->add_flag("--floating", a.floating, "Put a free-flyer joint at the root link");
+  sub->add_flag("-q,--quiet", a.quiet, "Print nothing on success");
+  sub->add_option("--snap", a.options.snap,
                   "Take placement rotation entries within this of 0 or +-1 as exact (0 = use the model's numbers)")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1e-3));
-  sub->add_option("--hold", *holds,
+  sub->add_option("--hold", a.holds,
                   "weld:FRAME or point:FRAME, repeatable: also write constrained_dynamics and velocity_jump "
-                  "for these frames held in the world, in this order");
-  sub->add_option("--lock", *locks,
+                  "for these frames held in the world, in this order; weld:FRAME@OTHER, point:FRAME@OTHER: "
+                  "held to frame OTHER (a loop closure, as LoopConstraint)");
+  sub->add_option("--lock", a.options.locked_joints,
                   "JOINT, repeatable: also lock this joint in constrained_dynamics and velocity_jump (as a "
                   "JointLock; after the held frames). The kernels' `active` input switches each held frame "
                   "and lock on or off");
-  sub->add_flag("--external-forces", *forces,
+  sub->add_flag("--external-forces", a.options.external_forces,
                 "Also write aba_fext (and with --hold constrained_dynamics_fext): the kernels with external "
                 "forces on the bodies, which a Simulator uses for robots with elastic contacts");
-  sub->add_option("--state", *states,
+  sub->add_option("--state", a.options.state_frames,
                   "FRAME, repeatable: also write body_states, the world placement and velocity of the bodies "
                   "that carry these frames (a robot's contact frames)");
-  sub->add_option("--max-statements", *max_statements,
+  sub->add_option("--max-statements", a.options.max_statements,
                   "Cut kernels longer than this many statements into parts, functions of their own in NAME.cpp "
                   "(0: whole), which a compiler builds faster")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  return [=] {
-    return run_codegen(*path, *name, *dir, *floating, *quiet, *snap, *holds, *locks, *forces, *max_statements, *states);
-  };
+  sub->add_option("--distance", a.distances,
+                  "FRAME@OTHER, repeatable: also hold the distance between the two frames' origins in "
+                  "constrained_dynamics and velocity_jump (as a DistanceConstraint; after the locks)");
+  return [args] { return run_codegen(*args); };
 }
 
 }  // namespace articula::cli

@@ -17,22 +17,12 @@ struct Sizes {
   Eigen::Index declared = 0, ref_size = 0, m = 0;
 };
 
-// The sizes of `model`'s kernels for `o` (names the model lacks are left out: compile_kernels
-// reports them).
+// The sizes of `model`'s kernels for `o` (constrained_layout, as the generated header's constants;
+// raises for names the model lacks, as compile_kernels would).
 Sizes sizes_for(const Model& model, const CompileOptions& o) {
-  Sizes s{model.nq, model.nv, model.njoints};
-  for (const HeldFrame& f : o.held_frames) {
-    ++s.declared;
-    s.ref_size += 12;
-    s.m += f.weld ? 6 : 3;
-  }
-  for (const std::string& j : o.locked_joints) {
-    if (!model.has_joint(j)) continue;
-    ++s.declared;
-    s.ref_size += model.nq_joint[model.joint_id(j)];
-    s.m += model.nv_joint[model.joint_id(j)];
-  }
-  return s;
+  const ConstrainedLayout layout =
+      constrained_layout(model, o.held_frames, o.locked_joints, o.distances);  // checks the names
+  return {model.nq, model.nv, model.njoints, static_cast<int>(layout.declared.size()), layout.ref_size, layout.m};
 }
 
 struct PyCompiled : Sizes {
@@ -48,20 +38,27 @@ std::vector<HeldFrame> held_arg(const py::object& held) {
       continue;
     }
     const auto pair = item.cast<py::tuple>();
-    if (pair.size() != 2)
-      raise(errors().argument, "held_frames: each entry is a frame name or a (frame, 'weld' | 'point') pair");
+    if (pair.size() != 2 && pair.size() != 3)
+      raise(errors().argument,
+            "held_frames: each entry is a frame name, a (frame, 'weld' | 'point') pair or a (frame, 'weld' | "
+            "'point', other_frame) triple (a loop closure)");
     const auto kind = pair[1].cast<std::string>();
     if (kind != "weld" && kind != "point")
       raise(errors().argument, "held_frames: the kind of frame '" + pair[0].cast<std::string>() +
                                    "' must be 'weld' or 'point', got '" + kind + "'");
-    out.push_back({pair[0].cast<std::string>(), kind == "weld"});
+    out.push_back({pair[0].cast<std::string>(), kind == "weld", pair.size() == 3 ? pair[2].cast<std::string>() : ""});
   }
   return out;
 }
 
 py::list held_list(const std::vector<HeldFrame>& held) {
   py::list out;
-  for (const HeldFrame& f : held) out.append(py::make_tuple(f.frame, f.weld ? "weld" : "point"));
+  for (const HeldFrame& f : held) {
+    if (f.relative_to.empty())
+      out.append(py::make_tuple(f.frame, f.weld ? "weld" : "point"));
+    else
+      out.append(py::make_tuple(f.frame, f.weld ? "weld" : "point", f.relative_to));
+  }
   return out;
 }
 
@@ -71,11 +68,30 @@ struct PyInFlight {
   Sizes sizes;
 };
 
+std::vector<HeldDistance> distances_arg(const py::object& distances) {
+  std::vector<HeldDistance> out;
+  if (distances.is_none()) return out;
+  for (const py::handle item : distances) {
+    const auto pair = item.cast<py::tuple>();
+    if (pair.size() != 2) raise(errors().argument, "distances: each entry is a (frame_a, frame_b) pair");
+    out.push_back({pair[0].cast<std::string>(), pair[1].cast<std::string>()});
+  }
+  return out;
+}
+
+py::list distances_list(const std::vector<HeldDistance>& distances) {
+  py::list out;
+  for (const HeldDistance& d : distances) out.append(py::make_tuple(d.frame_a, d.frame_b));
+  return out;
+}
+
 CompileOptions compile_options(const py::object& held, bool external_forces, const std::string& cache_dir,
                                const std::string& compiler, const std::string& flags, int jobs,
-                               const py::object& locked, int max_statements, const py::object& states) {
+                               const py::object& locked, int max_statements, const py::object& states,
+                               const py::object& distances) {
   CompileOptions o;
   if (!states.is_none()) o.state_frames = states.cast<std::vector<std::string>>();
+  o.distances = distances_arg(distances);
   o.max_statements = max_statements;
   o.held_frames = held_arg(held);
   if (!locked.is_none()) o.locked_joints = locked.cast<std::vector<std::string>>();
@@ -85,6 +101,24 @@ CompileOptions compile_options(const py::object& held, bool external_forces, con
   o.flags = flags;
   o.jobs = jobs;
   return o;
+}
+
+// compile() and compile_in_background() take the same arguments: `def_compile` binds `body(model,
+// options)` under `name` with them.
+template <typename Body>
+void def_compile(py::module_& m, const char* name, Body body, const std::string& doc) {
+  m.def(
+      name,
+      [body](const Model& model, const py::object& held, bool external_forces, const std::string& cache_dir,
+             const std::string& compiler, const std::string& flags, int jobs, const py::object& locked,
+             int max_statements, const py::object& states, const py::object& distances) {
+        return body(model, compile_options(held, external_forces, cache_dir, compiler, flags, jobs, locked,
+                                           max_statements, states, distances));
+      },
+      py::arg("model"), py::arg("held_frames") = py::none(), py::arg("external_forces") = false,
+      py::arg("cache_dir") = "", py::arg("compiler") = "", py::arg("flags") = CompileOptions{}.flags,
+      py::arg("jobs") = 0, py::arg("locked_joints") = py::none(), py::arg("max_statements") = 0,
+      py::arg("state_frames") = py::none(), py::arg("distances") = py::none(), doc.c_str());
 }
 
 // rnea and aba: (q, v, x) → a new (nv,) array, with the shapes checked.
@@ -120,10 +154,13 @@ void init_compiled(py::module_& m) {
           "units", [](const PyCompiled& c) { return c.k->units; }, "Translation units compiled (0 from the cache).")
       .def_property_readonly(
           "held_frames", [](const PyCompiled& c) { return held_list(c.k->held_frames); },
-          "[(frame, 'weld' | 'point')] of the constrained kernels.")
+          "[(frame, 'weld' | 'point') or (frame, 'weld' | 'point', other_frame)] of the constrained kernels.")
       .def_property_readonly(
           "locked_joints", [](const PyCompiled& c) { return c.k->locked_joints; },
           "The joints locked in the constrained kernels.")
+      .def_property_readonly(
+          "distances", [](const PyCompiled& c) { return distances_list(c.k->distances); },
+          "[(frame_a, frame_b)]: the distances held in the constrained kernels.")
       .def_property_readonly(
           "external_forces", [](const PyCompiled& c) { return c.k->external_forces; },
           "True when compiled with the kernels that take external forces (aba with f_ext; the elastic "
@@ -174,8 +211,8 @@ void init_compiled(py::module_& m) {
              const py::object& f_ext) {
             if (!c.k->constrained_dynamics && !c.k->constrained_dynamics_fext)
               raise(errors().argument,
-                    "constrained_dynamics: these kernels declare no held frame or locked joint "
-                    "(compile(..., held_frames=..., locked_joints=...))");
+                    "constrained_dynamics: these kernels declare no held frame, locked joint or distance "
+                    "(compile(..., held_frames=..., locked_joints=..., distances=...))");
             if (!f_ext.is_none() && !c.k->constrained_dynamics_fext)
               raise(errors().argument,
                     "f_ext: these kernels were compiled without external forces (compile(..., external_forces=True))");
@@ -205,17 +242,18 @@ void init_compiled(py::module_& m) {
           py::arg("q"), py::arg("v"), py::arg("tau"), py::arg("ref"), py::arg("kp"), py::arg("kd"),
           py::arg("active") = py::none(), py::arg("f_ext") = py::none(),
           "(qdd (nv,), lambda (m,)): constrained forward dynamics with the declared constraints that are active "
-          "(held frames, then locked joints; active: 1/0 each, None = all). ref: 12 per held frame (position, "
-          "rotation column-major), then each locked joint's nq reference coordinates; kp, kd: Baumgarte gains "
-          "per declared constraint; lambda: the frames' rows, then the locked dofs' (0 when off). Raises "
+          "(held frames, then locked joints, then distances; active: 1/0 each, None = all). ref: 12 per held "
+          "frame (position, rotation column-major), then each locked joint's nq reference coordinates, then each "
+          "distance; kp, kd: Baumgarte gains per declared constraint; lambda: the frames' rows, then the locked "
+          "dofs', then the distances' (0 when off). Raises "
           "SolveError when the active rows are dependent (docs/codegen.md).")
       .def(
           "velocity_jump",
           [](const PyCompiled& c, const py::object& q, const py::object& v_minus, const py::object& active) {
             if (!c.k->velocity_jump)
               raise(errors().argument,
-                    "velocity_jump: these kernels declare no held frame or locked joint (compile(..., "
-                    "held_frames=..., locked_joints=...))");
+                    "velocity_jump: these kernels declare no held frame, locked joint or distance (compile(..., "
+                    "held_frames=..., locked_joints=..., distances=...))");
             Array kq = null_array(), kv = null_array(), ka = null_array();
             const auto qm = vector_arg(q, "q", c.nq, kq), vm = vector_arg(v_minus, "v_minus", c.nv, kv);
             const double* am = active.is_none() ? nullptr : vector_arg(active, "active", c.declared, ka).data();
@@ -231,13 +269,9 @@ void init_compiled(py::module_& m) {
         return "CompiledKernels(key=" + c.k->key + ", from_cache=" + (c.k->from_cache ? "True" : "False") + ")";
       });
 
-  m.def(
-      "compile",
-      [](const Model& model, const py::object& held, bool external_forces, const std::string& cache_dir,
-         const std::string& compiler, const std::string& flags, int jobs, const py::object& locked, int max_statements,
-         const py::object& states) {
-        const CompileOptions o =
-            compile_options(held, external_forces, cache_dir, compiler, flags, jobs, locked, max_statements, states);
+  def_compile(
+      m, "compile",
+      [](const Model& model, const CompileOptions& o) {
         PyCompiled out;
         static_cast<Sizes&>(out) = sizes_for(model, o);
         {
@@ -246,22 +280,19 @@ void init_compiled(py::module_& m) {
         }
         return out;
       },
-      py::arg("model"), py::arg("held_frames") = py::none(), py::arg("external_forces") = false,
-      py::arg("cache_dir") = "", py::arg("compiler") = "", py::arg("flags") = CompileOptions{}.flags,
-      py::arg("jobs") = 0, py::arg("locked_joints") = py::none(), py::arg("max_statements") = 0,
-      py::arg("state_frames") = py::none(),
       "Generates the model's kernels, compiles them with the system C++ compiler for this machine and loads "
       "them; the next call (in any process) with the same model, frames, compiler and flags loads them from "
       "the cache ($ARTICULA_CACHE_DIR, $XDG_CACHE_HOME/articula or ~/.cache/articula; or cache_dir). "
-      "held_frames: frame names (welded) or (frame, 'weld' | 'point') pairs held in the world, for the "
+      "held_frames: frame names (welded) or (frame, 'weld' | 'point') pairs held in the world, or (frame, "
+      "'weld' | 'point', other_frame) triples held to another frame (loop closures), for the "
       "constrained kernels (Robot: compilable_held_frames(robot)). locked_joints: joint names locked in the "
-      "constrained kernels (Robot: compilable_locked_joints(robot)); any subset of the held frames and locks "
-      "runs on them. state_frames: frames whose bodies' kinematics a kernel computes (a robot's contact frames: "
-      "the Simulator then skips its forward kinematics for the contacts). max_statements: cut longer kernels into "
-      "parts compiled in parallel (faster to "
-      "compile, slower to run; 0: whole). external_forces: also the kernels with "
-      "external forces, which a Simulator needs for a robot with elastic contacts. The GIL is released while "
-      "compiling. "
+      "constrained kernels (Robot: compilable_locked_joints(robot)). distances: (frame_a, frame_b) pairs whose "
+      "distance the constrained kernels hold (Robot: compilable_distances(robot)); any subset of the held "
+      "frames, locks and distances runs on them. state_frames: frames whose bodies' kinematics a kernel computes "
+      "(a robot's contact frames: the Simulator then skips its forward kinematics for the contacts). "
+      "max_statements: cut longer kernels into parts compiled in parallel (faster to compile, slower to run; 0: "
+      "whole). external_forces: also the kernels with external forces, which a Simulator needs for a robot with "
+      "elastic contacts. The GIL is released while compiling. "
       "Raises CompileError when there is no compiler or it fails (the message names it and what it printed).");
   py::class_<PyInFlight>(m, "KernelsInFlight",
                          "A compile started by compile_in_background(), running on its own thread.")
@@ -286,23 +317,15 @@ void init_compiled(py::module_& m) {
             return out;
           },
           "Waits for the compile (GIL released) and returns its CompiledKernels; raises CompileError as compile().");
-  m.def(
-      "compile_in_background",
-      [](const Model& model, const py::object& held, bool external_forces, const std::string& cache_dir,
-         const std::string& compiler, const std::string& flags, int jobs, const py::object& locked, int max_statements,
-         const py::object& states) {
-        const CompileOptions o =
-            compile_options(held, external_forces, cache_dir, compiler, flags, jobs, locked, max_statements, states);
+  def_compile(
+      m, "compile_in_background",
+      [](const Model& model, const CompileOptions& o) {
         auto copy = std::make_shared<const Model>(model);  // the thread's own model: the caller's may go away
         PyInFlight out;
         out.sizes = sizes_for(model, o);
         out.future = std::async(std::launch::async, [copy, o] { return compile_kernels(*copy, o); }).share();
         return out;
       },
-      py::arg("model"), py::arg("held_frames") = py::none(), py::arg("external_forces") = false,
-      py::arg("cache_dir") = "", py::arg("compiler") = "", py::arg("flags") = CompileOptions{}.flags,
-      py::arg("jobs") = 0, py::arg("locked_joints") = py::none(), py::arg("max_statements") = 0,
-      py::arg("state_frames") = py::none(),
       "compile() on a thread of its own: returns a KernelsInFlight at once. Hand it to "
       "Simulator.use_compiled_when_ready() to run on the runtime algorithms until the kernels are ready, "
       "or call .result() to wait for them. Bad held frames and compiler failures surface from .result() "
@@ -310,8 +333,12 @@ void init_compiled(py::module_& m) {
   m.def(
       "compilable_held_frames", [](const Robot& robot) { return held_list(compilable_held_frames(robot)); },
       py::arg("robot"),
-      "The robot's weld and point FrameConstraints in the world as held frames [(frame, kind)], in their "
-      "order (a set with other constraints enabled runs on the runtime solver).");
+      "The robot's weld and point FrameConstraints (in the world) and LoopConstraints (to another frame) as "
+      "held frames [(frame, kind) or (frame, kind, other_frame)], in their order (a set with other "
+      "constraints enabled runs on the runtime solver).");
+  m.def(
+      "compilable_distances", [](const Robot& robot) { return distances_list(compilable_distances(robot)); },
+      py::arg("robot"), "The robot's DistanceConstraints as [(frame_a, frame_b)], in their order.");
   m.def("compilable_locked_joints", &compilable_locked_joints, py::arg("robot"), py::arg("joint_limits") = false,
         "The joints to lock in the compiled kernels: those of the robot's JointLocks and brakes and, with "
         "joint_limits (SimulationOptions.joint_limits), the revolute and prismatic joints with a finite limit.");
@@ -321,8 +348,9 @@ void init_compiled(py::module_& m) {
       "use_compiled", [](Simulator& s, const PyCompiled& c) { s.use_compiled(c.k); }, py::arg("kernels"),
       "Runs the dynamics on compiled kernels (compile(robot.model, compilable_held_frames(robot), "
       "external_forces=robot has contacts, locked_joints=compilable_locked_joints(robot, "
-      "options.joint_limits))) where they apply: ABA with no constraint, the constrained kernels when every "
-      "enabled constraint is a declared held frame or lock (with elastic contacts, their forms with "
+      "options.joint_limits), distances=compilable_distances(robot))) where they apply: ABA with no constraint, "
+      "the constrained kernels when every enabled constraint is a declared held frame, lock or distance (with elastic "
+      "contacts, their forms with "
       "external forces, if compiled); the runtime algorithms otherwise. Raises ArgumentError for kernels of another "
       "model.");
   sim.def(

@@ -255,12 +255,16 @@ void init_constraints(py::module_& m) {
           "drift", [](const ConstraintSet& s) { return to_array(VectorX(s.drift())); }, "(m,) raw γ.")
       .def_property_readonly(
           "error", [](const ConstraintSet& s) { return to_array(VectorX(s.error())); }, "(m,) e.")
-      .def_property_readonly(
-          "lambda_", [](const ConstraintSet& s) { return to_array(VectorX(s.lambda())); },
-          "(m,) multipliers of the last solve [N, N·m] (copy).")
       .def(
-          "lambda_of", [](const ConstraintSet& s, const std::string& n) { return to_array(s.lambda(n)); },
-          py::arg("name"), "Multipliers of one enabled constraint (copy).")
+          "rows_of",
+          [](const ConstraintSet& s, const std::string& n, const py::object& stacked) {
+            Array keep = null_array();
+            const auto x = vector_arg(stacked, "stacked", -1, keep);  // at least dim(): rows_of checks
+            return to_array(s.rows_of(n, x));
+          },
+          py::arg("name"), py::arg("stacked"),
+          "One enabled constraint's entries of a vector stacked in row order (m,): the multipliers λ a "
+          "solve returns, Simulator.multipliers, gamma, error (copy).")
       .def_property_readonly("lock_dofs", &ConstraintSet::lock_dofs);
 }
 

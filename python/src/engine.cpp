@@ -510,6 +510,10 @@ void def_simulator(py::module_& m) {
       .def_property_readonly(
           "vdot", [](const Simulator& s) { return to_array(s.vdot()); }, "(nv,) copy.")
       .def_property_readonly(
+          "multipliers", [](const Simulator& s) { return to_array(s.multipliers()); },
+          "(m,) the multipliers λ of the enabled constraints at the current instant [N, N·m], in row order "
+          "(robot.constraints.rows_of(name, λ) for one); copy.")
+      .def_property_readonly(
           "commands", [](const Simulator& s) { return to_array(s.commands()); }, "(nmotors,) [N·m].")
       .def_property_readonly(
           "efforts", [](const Simulator& s) { return to_array(s.efforts()); }, "(nmotors,) applied [N·m].")

@@ -83,7 +83,7 @@ void init_solvers(py::module_& m) {
            py::arg("model"), py::arg("max_rows") = 24)
       .def_property_readonly(
           "lambda_", [](const ConstrainedWorkspace& w) { return to_array(w.lambda); },
-          "(m,) multipliers of the last solve (copy).");
+          "(max_rows,) the multipliers of the last solve in its first m entries (m = its rows; copy).");
 
   m.def(
       "solve_constrained",
@@ -118,12 +118,12 @@ void init_solvers(py::module_& m) {
         const auto vm = vector_arg(v, "v", model.nv, kv);
         const auto tm = vector_arg(tau, "tau", model.nv, kt);
         const SolveReport r = constrained_forward_dynamics(model, d, *ws, set, qm, vm, tm, f, method_arg(method));
-        return py::make_tuple(to_array(d.ddq), to_array(VectorX(set.lambda())), r);
+        return py::make_tuple(to_array(d.ddq), to_array(VectorX(ws->lambda.head(set.dim()))), r);
       },
       py::arg("model"), py::arg("data"), py::arg("workspace"), py::arg("constraints"), py::arg("q"), py::arg("v"),
       py::arg("tau"), py::arg("f_ext") = py::none(), py::arg("method") = "auto",
       "The rows of the enabled constraints of `constraints` at (q, v), Baumgarte terms included, then "
-      "solve_constrained(); multipliers also in constraints.lambda_. workspace may be None (one is made).\n"
+      "solve_constrained(); the multipliers also in workspace.lambda_. workspace may be None (one is made).\n"
       "q (nq,), v (nv,) [rad/s], tau (nv,) [N·m], f_ext None or (njoints, 6). Method: 'auto', 'kkt', 'range', "
       "'null', 'hybrid' (joint locks only: ABA with prescribed accelerations). Returns (v̇ (nv,) [rad/s²], "
       "λ (m,) [N, N·m], SolveReport).");

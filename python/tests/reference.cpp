@@ -63,11 +63,11 @@ int eval(const Model& model) {
          {ConstrainedMethod::Kkt, ConstrainedMethod::RangeSpace, ConstrainedMethod::NullSpace}) {
       constrained_forward_dynamics(model, data, ws, both, q, v, tau, {}, method);
       print(data.ddq);
-      print(VectorX(both.lambda()));
+      print(VectorX(ws.lambda.head(both.dim())));
     }
     constrained_forward_dynamics(model, data, ws, locks, q, v, tau, {}, ConstrainedMethod::Hybrid);
     print(data.ddq);
-    print(VectorX(locks.lambda()));
+    print(VectorX(ws.lambda.head(locks.dim())));
     std::printf("\n");
   }
   return 0;

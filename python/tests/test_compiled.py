@@ -37,7 +37,7 @@ def test_errors_name_the_problem(tmp_path):
     model = articula.load_urdf(str(MODELS / "ur5.urdf"))
     with pytest.raises(articula.CompileError, match="no-such-compiler"):
         articula.compile(model, cache_dir=str(tmp_path), compiler="/nonexistent/no-such-compiler")
-    with pytest.raises(articula.ArgumentError, match="no frame 'nowhere'"):
+    with pytest.raises(articula.ArgumentError, match="unknown frame 'nowhere'"):
         articula.compile(model, held_frames=["nowhere"], cache_dir=str(tmp_path))
     with pytest.raises(articula.ArgumentError, match="'weld' or 'point'"):
         articula.compile(model, held_frames=[("tool0", "hinge")], cache_dir=str(tmp_path))
@@ -84,10 +84,71 @@ def test_locks_switched_during_a_run_stay_on_the_kernels(tmp_path):
         r = sim.run(0.3)
         assert r.ok()
         assert sim.generated_evaluations == (sim.dynamics_evaluations if compiled else 0)
-        finals.append(np.concatenate([sim.q, sim.v, robot.constraints.lambda_]))
+        finals.append(np.concatenate([sim.q, sim.v, sim.multipliers]))
     assert close(finals[1], finals[0], 1e-9)
-    with pytest.raises(articula.ArgumentError, match="no joint 'elbow'"):
+    with pytest.raises(articula.ArgumentError, match="unknown joint 'elbow'"):
         articula.compile(m, locked_joints=["elbow"], cache_dir=str(tmp_path))
+
+
+def test_a_loop_closure_compiles_and_matches_the_runtime_solver(tmp_path):
+    """held_frames=(frame, kind, other): the frame held to another (LoopConstraint) in the kernels."""
+    m = articula.load_urdf(str(MODELS / "ur5.urdf"))
+    robot = articula.Robot(m)
+    robot.constraints.add(articula.LoopConstraint("loop", "tool0", "upper_arm_link", articula.AxisMask("point")))
+    held = articula.compilable_held_frames(robot)
+    assert held == [("tool0", "point", "upper_arm_link")]
+    k = articula.compile(m, held_frames=held, cache_dir=str(tmp_path))
+    assert k.held_frames == held
+    d = articula.Data(m)
+    q, v, tau = random_state(m, 4)
+    s = articula.ConstraintSet(m)
+    c = articula.LoopConstraint("loop", "tool0", "upper_arm_link", articula.AxisMask("point"))
+    c.baumgarte_frequency = 0.0
+    s.add(c)
+    ddq, lam, rep = articula.constrained_forward_dynamics(m, d, None, s, q, v, tau, method="range")
+    rep.raise_for_status()
+    ref = np.zeros(12)
+    ref[3] = ref[7] = ref[11] = 1.0
+    qdd, lam_k = k.constrained_dynamics(q, v, tau, ref, np.zeros(1), np.zeros(1))
+    assert close(qdd, ddq, 1e-9)
+    assert close(lam_k, lam, 1e-9)
+    jump = articula.velocity_jump(m, d, None, s.J, v, form="full")
+    v_plus, _ = k.velocity_jump(q, v)
+    assert close(v_plus, jump.v_plus, 1e-9)
+    with pytest.raises(articula.ArgumentError, match="unknown frame 'nowhere'"):
+        articula.compile(m, held_frames=[("tool0", "point", "nowhere")], cache_dir=str(tmp_path))
+
+
+def test_a_distance_compiles_and_matches_the_runtime_solver(tmp_path):
+    """distances=[(frame_a, frame_b)]: the distance held in the kernels (DistanceConstraint), after the locks."""
+    m = articula.load_urdf(str(MODELS / "ur5.urdf"))
+    robot = articula.Robot(m)
+    robot.constraints.add(articula.DistanceConstraint("rope", "tool0", "upper_arm_link"))
+    assert articula.compilable_distances(robot) == [("tool0", "upper_arm_link")]
+    k = articula.compile(m, locked_joints=["elbow_joint"], distances=articula.compilable_distances(robot),
+                         cache_dir=str(tmp_path))
+    assert k.distances == [("tool0", "upper_arm_link")]
+    d = articula.Data(m)
+    q, v, tau = random_state(m, 5)
+    articula.forward_kinematics(m, d, q)
+    now = np.linalg.norm(articula.frame_placement(m, d, "tool0").p - articula.frame_placement(m, d, "upper_arm_link").p)
+    s = articula.ConstraintSet(m)
+    c = articula.DistanceConstraint("rope", "tool0", "upper_arm_link", 0.9 * now)
+    c.baumgarte_frequency = 5.0
+    s.add(c)
+    ddq, lam, rep = articula.constrained_forward_dynamics(m, d, None, s, q, v, tau, method="range")
+    rep.raise_for_status()
+    # The lock off, the distance on: ref = [the lock's q, d0], lambda = [the lock's row, the distance's].
+    ref = np.array([q[m.idx_q[m.joint_names.index("elbow_joint")]], 0.9 * now])
+    active = np.array([0.0, 1.0])
+    qdd, lam_k = k.constrained_dynamics(q, v, tau, ref, np.array([0.0, c.kp]), np.array([0.0, c.kd]), active=active)
+    assert close(qdd, ddq, 1e-9)
+    assert lam_k[0] == 0.0 and close(lam_k[1:], lam, 1e-9)
+    jump = articula.velocity_jump(m, d, None, s.J, v, form="full")
+    v_plus, _ = k.velocity_jump(q, v, active=active)
+    assert close(v_plus, jump.v_plus, 1e-9)
+    with pytest.raises(articula.ArgumentError, match="to itself"):
+        articula.compile(m, distances=[("tool0", "tool0")], cache_dir=str(tmp_path))
 
 
 def test_constrained_kernels_take_any_subset_of_frames_and_locks(tmp_path):
@@ -128,7 +189,7 @@ def test_constrained_kernels_take_any_subset_of_frames_and_locks(tmp_path):
     with pytest.raises(articula.ArgumentError, match="'active'"):
         k.constrained_dynamics(q, v, tau, ref, kp, kd, active=np.ones(3))
     plain = articula.compile(m, cache_dir=str(tmp_path))
-    with pytest.raises(articula.ArgumentError, match="no held frame or locked joint"):
+    with pytest.raises(articula.ArgumentError, match="no held frame, locked joint or distance"):
         plain.constrained_dynamics(q, v, tau, ref, kp, kd)
 
 

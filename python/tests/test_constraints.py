@@ -53,7 +53,12 @@ def test_every_method_agrees():
         ddq, lam, rep = articula.constrained_forward_dynamics(m, d, None, s, q, v, tau, method=method)
         rep.raise_for_status()
         assert lam.shape == (4,) and rep.residual < 1e-8
+        # one constraint's multipliers: the set keeps none, it picks them from the solve's
+        assert np.array_equal(s.rows_of("lock", lam), lam[3:])
+        assert np.array_equal(s.rows_of("hold", lam), lam[:3])
         ddqs.append(ddq)
+    with pytest.raises(articula.ArgumentError, match="rows_of"):
+        s.rows_of("lock", np.zeros(2))
     for x in ddqs[1:]:
         assert np.allclose(x, ddqs[0], atol=1e-8)
     J, gamma = s.J, s.gamma

@@ -27,17 +27,26 @@ std::string cache_key(const Model& model, const CompileOptions& o, const std::st
   Fnv h;
   h.text("articula-kernels 1 " ARTICULA_VERSION " " ARTICULA_GENERATOR_DIGEST);
   h.text(model_digest(model));
+  // A frame's name and where it is (the model digest leaves the frames out).
+  auto frame = [&](const std::string& name) {
+    h.text(name.empty() ? "the world" : name);
+    if (!model.has_frame(name)) return;
+    const Frame& fr = model.frames[model.frame_id(name)];
+    h.bytes(&fr.parent, sizeof fr.parent);
+    h.bytes(fr.placement.R.data(), sizeof(double) * 9);
+    h.bytes(fr.placement.p.data(), sizeof(double) * 3);
+  };
   for (const HeldFrame& f : o.held_frames) {
-    h.text(f.frame);
     h.text(f.weld ? "weld" : "point");
-    if (model.has_frame(f.frame)) {
-      const Frame& fr = model.frames[model.frame_id(f.frame)];
-      h.bytes(&fr.parent, sizeof fr.parent);
-      h.bytes(fr.placement.R.data(), sizeof(double) * 9);
-      h.bytes(fr.placement.p.data(), sizeof(double) * 3);
-    }
+    frame(f.frame);
+    frame(f.relative_to);
   }
   for (const std::string& j : o.locked_joints) h.text("lock " + j);
+  for (const HeldDistance& d : o.distances) {
+    h.text("distance");
+    frame(d.frame_a);
+    frame(d.frame_b);
+  }
   for (const std::string& f : o.state_frames) h.text("state " + f);
   h.text(o.external_forces ? "external forces" : "no external forces");
   h.text(o.engine_kernels_only ? "engine kernels" : "all kernels");
@@ -122,15 +131,11 @@ std::string kernel_cache_dir(const CompileOptions& options) {
 
 std::shared_ptr<const CompiledKernels> compile_kernels(const Model& model, const CompileOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
-  for (const HeldFrame& f : options.held_frames)
-    if (!model.has_frame(f.frame))
-      throw std::invalid_argument("compile_kernels: model '" + model.name + "' has no frame '" + f.frame + "'");
+  // The held frames, locked joints and distances, checked as the generator checks them (unknown names listed).
+  constrained_layout(model, options.held_frames, options.locked_joints, options.distances);
   for (const std::string& f : options.state_frames)
     if (!model.has_frame(f))
       throw std::invalid_argument("compile_kernels: model '" + model.name + "' has no frame '" + f + "'");
-  for (const std::string& j : options.locked_joints)
-    if (!model.has_joint(j))
-      throw std::invalid_argument("compile_kernels: model '" + model.name + "' has no joint '" + j + "'");
   const std::string compiler = codegen::find_compiler(options.compiler);
   const fs::path dir = kernel_cache_dir(options);
   std::error_code ec;
@@ -150,12 +155,13 @@ std::shared_ptr<const CompiledKernels> compile_kernels(const Model& model, const
   k->model_digest = model_digest(model);
   k->held_frames = options.held_frames;
   k->locked_joints = options.locked_joints;
+  k->distances = options.distances;
   k->state_frames = options.state_frames;
   k->external_forces = options.external_forces;
   const bool complete = (options.engine_kernels_only || (k->rnea && k->crba && k->aba)) &&
                         (!options.external_forces || k->aba_fext) && (options.state_frames.empty() || k->body_states) &&
-                        ((options.held_frames.empty() && options.locked_joints.empty()) || k->constrained_dynamics ||
-                         k->constrained_dynamics_fext);
+                        ((options.held_frames.empty() && options.locked_joints.empty() && options.distances.empty()) ||
+                         k->constrained_dynamics || k->constrained_dynamics_fext);
   if (!complete)
     throw CompileError("compile_kernels: the library of key " + key + " lacks kernels its options ask for");
   k->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -8,6 +8,7 @@
 
 #include "codegen/recursions.hpp"
 #include "dynamics/joint_motion.hpp"
+#include "dynamics/ltdl.hpp"
 
 namespace articula::codegen {
 namespace {
@@ -42,55 +43,110 @@ BodyMotion body_motion(const Model& model, const std::vector<STransform>& X, con
   return out;
 }
 
-Rows frame_rows(const Model& model, const std::vector<HeldFrame>& held, const std::vector<STransform>& X,
-                const SymVector* v) {
-  Emitter& e = Emitter::active();
-  const int nb = model.njoints, nv = model.nv;
-  const BodyMotion bm = body_motion(model, X, v);
-  const std::vector<STransform>& oM = bm.oM;
-  const std::vector<SMotion>&vel = bm.vel, &acc = bm.acc;
-  std::vector<SMotion> Jw(nv);  // world joint columns ⁰X_i S_i
-  for (Index i = 0; i < nb; ++i)
+/// A frame's world kinematics (FramePairConstraint's FrameMotion, frame_jacobian()): its
+/// placement, with v the classical velocity and drift acceleration (v̇ = 0) of its origin in world
+/// axes, and its local-world-aligned Jacobian columns [v_c + ω_c × p_f; ω_c] (zero off the frame's
+/// support). A frame on the world is constant: every velocity and column is the number 0.
+struct FrameKinematics {
+  STransform oMf;
+  SVector3 v = SVector3::Constant(Sym(0.0)), w = SVector3::Constant(Sym(0.0));
+  SVector3 a = SVector3::Constant(Sym(0.0)), dw = SVector3::Constant(Sym(0.0));
+  std::vector<SMotion> J;  // [linear; angular] per dof
+};
+
+FrameKinematics frame_kinematics(const Model& model, const BodyMotion& bm, const std::vector<SMotion>& Jw,
+                                 Index frame_id, bool with_motion) {
+  const Frame& frame = model.frames[frame_id];
+  const Index b = frame.parent;
+  const STransform P = frame.placement.cast<Sym>();
+  FrameKinematics k;
+  k.J.assign(static_cast<std::size_t>(model.nv), SMotion::Zero());
+  if (b == kWorld) {
+    k.oMf = P;
+    return k;
+  }
+  k.oMf = bm.oM[b] * P;
+  for (Index j = b; j != kWorld; j = model.parents[j])
+    for (int c = model.idx_v[j]; c < model.idx_v[j] + model.nv_joint[j]; ++c)
+      k.J[c] = SMotion{Jw[c].v + Jw[c].w.cross(k.oMf.p), Jw[c].w};
+  if (with_motion) {
+    // The frame's local velocity and bias acceleration, in world axes: v = R_f v_f, ω = R_f ω_f,
+    // a = R_f (a_f + ω_f × v_f), ω̇ = R_f ω̇_f (frame_velocity(), frame_acceleration()).
+    const SMotion vf = P.act_inv(bm.vel[b]), af = P.act_inv(bm.acc[b]);
+    k.v = k.oMf.R * vf.v;
+    k.w = k.oMf.R * vf.w;
+    k.a = k.oMf.R * (af.v + vf.w.cross(vf.v));
+    k.dw = k.oMf.R * af.w;
+  }
+  return k;
+}
+
+/// The bodies' motion and the world joint columns ⁰X_i S_i, once for every row.
+struct TreeKinematics {
+  BodyMotion bm;
+  std::vector<SMotion> Jw;
+};
+
+TreeKinematics tree_kinematics(const Model& model, const std::vector<STransform>& X, const SymVector* v) {
+  TreeKinematics t{body_motion(model, X, v), std::vector<SMotion>(static_cast<std::size_t>(model.nv))};
+  for (Index i = 0; i < model.njoints; ++i)
     for (int k = model.idx_v[i]; k < model.idx_v[i] + model.nv_joint[i]; ++k)
-      Jw[k] = oM[i].act(SMotion::from(subspace_column(model, k)));
+      t.Jw[k] = t.bm.oM[i].act(SMotion::from(subspace_column(model, k)));
+  return t;
+}
+
+/// The rows of the held frames, as FramePairConstraint::compute (docs/constraints.md, "Frame
+/// and loop rows"): with d = p_A − p_B and R_B B's orientation (the identity for the world),
+///   linear:  J = R_Bᵀ (J_A,v − J_B,v + [d]× J_B,ω),  e = R_Bᵀ d − r₀,
+///            drift R_Bᵀ (a_A − a_B − ω̇_B × d − ω_B × (v_A − v_B) − ω_B × u),  u = v_A − v_B − ω_B × d
+///   angular: J = R_Bᵀ (J_A,ω − J_B,ω),  e = log₃(R_Bᵀ R_A R₀ᵀ),  drift R_Bᵀ (ω̇_A − ω̇_B − ω_B × (ω_A − ω_B))
+/// and γ = drift + kd J v + kp e. For the world, B's terms are the numbers 0 and 1 and fold away.
+Rows frame_rows(const Model& model, const std::vector<HeldFrame>& held, const TreeKinematics& tk, const SymVector* v) {
+  Emitter& e = Emitter::active();
+  const int nv = model.nv;
+  const BodyMotion& bm = tk.bm;
+  const std::vector<SMotion>& Jw = tk.Jw;
   Rows rows;
   for (std::size_t f = 0; f < held.size(); ++f) {
-    const Frame& frame = model.frames[model.frame_id(held[f].frame)];
-    const Index b = frame.parent;
-    const STransform P = frame.placement.cast<Sym>();
-    const STransform oMf = oM[b] * P;
-    std::vector<bool> support(nv, false);
-    for (Index j = b; j != kWorld; j = model.parents[j])
-      for (int c = model.idx_v[j]; c < model.idx_v[j] + model.nv_joint[j]; ++c) support[c] = true;
+    const bool with_b = !held[f].relative_to.empty();
+    const FrameKinematics A = frame_kinematics(model, bm, Jw, model.frame_id(held[f].frame), v != nullptr);
+    FrameKinematics B;
+    if (with_b) {
+      B = frame_kinematics(model, bm, Jw, model.frame_id(held[f].relative_to), v != nullptr);
+    } else {
+      B.oMf = STransform::Identity();
+      B.J.assign(static_cast<std::size_t>(nv), SMotion::Zero());
+    }
+    const SMatrix3 RbT = B.oMf.R.transpose();
+    const SVector3 d = A.oMf.p - B.oMf.p;
     const int dim = held[f].weld ? 6 : 3;
-    // Local-world-aligned Jacobian: column c = [v_c + ω_c × p_f; ω_c] (frame_jacobian()).
     SymMatrix J(dim, std::vector<Sym>(nv, Sym(0.0)));
     for (int c = 0; c < nv; ++c) {
-      if (!support[c]) continue;
-      const SVector3 lin = Jw[c].v + Jw[c].w.cross(oMf.p);
+      const SVector3 lin = RbT * (A.J[c].v - B.J[c].v + d.cross(B.J[c].w));
+      const SVector3 ang = RbT * (A.J[c].w - B.J[c].w);
       for (int k = 0; k < 3; ++k) {
         J[k][c] = lin[k];
-        if (dim == 6) J[3 + k][c] = Jw[c].w[k];
+        if (dim == 6) J[3 + k][c] = ang[k];
       }
     }
     if (v) {
-      // Drift: the frame origin's classical acceleration R_f (a_f + ω_f × v_f) and R_f ω̇_f
-      // from the frame's local velocity and bias acceleration (frame_acceleration()).
-      const SMotion vf = P.act_inv(vel[b]), af = P.act_inv(acc[b]);
-      const SVector3 drift_lin = oMf.R * (af.v + vf.w.cross(vf.v));
-      const SVector3 drift_ang = oMf.R * af.w;
-      // Error e = [p_f − p_ref; log₃(R_f R_refᵀ)], reference pose from ref[12 f …].
+      const SVector3 u = A.v - B.v - B.w.cross(d);
+      const SVector3 drift_lin = RbT * (A.a - B.a - B.dw.cross(d) - B.w.cross(A.v - B.v) - B.w.cross(u));
+      const SVector3 drift_ang = RbT * (A.dw - B.dw - B.w.cross(A.w - B.w));
+      // Error e = [R_Bᵀ d − p_ref; log₃(R_Bᵀ R_A R_refᵀ)], reference pose from ref[12 f …].
       const int r0 = 12 * static_cast<int>(f);
+      const SVector3 rel_p = RbT * d;
       SVector3 err_lin;
-      for (int k = 0; k < 3; ++k) err_lin[k] = oMf.p[k] - e.input(at("ref", r0 + k));
+      for (int k = 0; k < 3; ++k) err_lin[k] = rel_p[k] - e.input(at("ref", r0 + k));
       SVector3 err_ang;
       if (dim == 6) {
+        const SMatrix3 Rrel = with_b ? SMatrix3(RbT * A.oMf.R) : A.oMf.R;
         SMatrix3 Rref;
         for (int r = 0; r < 3; ++r)
           for (int c = 0; c < 3; ++c) Rref(r, c) = e.input(at("ref", r0 + 3 + r + 3 * c));  // column-major
         SMatrix3 Rerr;
         for (int r = 0; r < 3; ++r)
-          for (int c = 0; c < 3; ++c) Rerr(r, c) = oMf.R.row(r).dot(Rref.row(c));  // R_f R_refᵀ
+          for (int c = 0; c < 3; ++c) Rerr(r, c) = Rrel.row(r).dot(Rref.row(c));  // R_rel R_refᵀ
         const std::string m = e.fresh_name("Rerr"), l = e.fresh_name("log");
         std::string init = "::articula::Matrix3 " + m + ";\n  " + m + " << ";
         for (int r = 0; r < 3; ++r)
@@ -113,31 +169,40 @@ Rows frame_rows(const Model& model, const std::vector<HeldFrame>& held, const st
   return rows;
 }
 
-/// M = Lᵀ D L in place on the tree's pattern (RBDA §6.5, Table 6.3): afterwards H[k][i] = L_ki
-/// for the ancestors i of k and H[k][k] = D_k. No fill-in outside the pattern.
-void factor_ltdl(Emitter& e, const Model& model, SymMatrix& H) {
-  const auto& parent = model.dof_parent;
-  for (int k = model.nv - 1; k >= 0; --k)
-    for (int i = parent[k]; i >= 0; i = parent[i]) {
-      const Sym a = e.div(H[k][i], H[k][k]);
-      for (int j = i; j >= 0; j = parent[j]) H[i][j] = e.sub(H[i][j], e.mul(a, H[k][j]));
-      H[k][i] = a;
+/// Appends the rows of the held distances, as DistanceConstraint::compute (docs/constraints.md):
+/// with d = p_A − p_B, ℓ = max(‖d‖, 1e-300), n = d / ℓ and ḋ = v_A − v_B,
+///   J = nᵀ (J_A,v − J_B,v),  e = ℓ − d₀,  drift nᵀ (a_A − a_B) + (‖ḋ‖² − (nᵀḋ)²) / ℓ,
+/// γ = drift + kd J v + kp e; distance i is declared constraint first_slot + i, its d₀ in `ref`.
+void distance_rows(const Model& model, const std::vector<HeldDistance>& distances, const ConstrainedLayout& layout,
+                   int first_slot, const TreeKinematics& tk, const SymVector* v, Rows& rows) {
+  Emitter& e = Emitter::active();
+  const int nv = model.nv;
+  for (std::size_t i = 0; i < distances.size(); ++i) {
+    const int slot = first_slot + static_cast<int>(i);
+    const FrameKinematics A = frame_kinematics(model, tk.bm, tk.Jw, model.frame_id(distances[i].frame_a), v != nullptr);
+    const FrameKinematics B = frame_kinematics(model, tk.bm, tk.Jw, model.frame_id(distances[i].frame_b), v != nullptr);
+    const SVector3 d = A.oMf.p - B.oMf.p;
+    const std::string len_name = e.fresh_name("len");
+    e.raw("const double " + len_name + " = std::fmax(std::sqrt(" + e.ref(d.dot(d)) + "), 1e-300);");
+    const Sym len = e.input(len_name, true);
+    const SVector3 n = d * e.div(Sym(1.0), len);
+    std::vector<Sym> J(nv, Sym(0.0));
+    for (int c = 0; c < nv; ++c) J[c] = n.dot(A.J[c].v - B.J[c].v);
+    if (v) {
+      const SVector3 dd = A.v - B.v;
+      const Sym ndd = n.dot(dd);
+      const Sym drift = n.dot(A.a - B.a) + (dd.dot(dd) - ndd * ndd) * e.div(Sym(1.0), len);
+      const Sym err = len - e.input(at("ref", layout.declared[slot].ref));
+      const Sym kp = e.input(at("kp", slot)), kd = e.input(at("kd", slot));
+      Sym Jv = Sym(0.0);
+      for (int c = 0; c < nv; ++c) Jv = e.add(Jv, e.mul(J[c], (*v)[c]));
+      rows.gamma.push_back(e.add(e.add(drift, e.mul(kd, Jv)), e.mul(kp, err)));
     }
+    rows.J.push_back(std::move(J));
+  }
 }
 
-/// y ← L⁻ᵀ y (Lᵀ unit upper triangular on the pattern).
-void solve_lt(Emitter& e, const Model& model, const SymMatrix& H, std::vector<Sym>& y) {
-  for (int k = model.nv - 1; k >= 0; --k)
-    for (int i = model.dof_parent[k]; i >= 0; i = model.dof_parent[i]) y[i] = e.sub(y[i], e.mul(H[k][i], y[k]));
-}
-
-/// y ← L⁻¹ y.
-void solve_l(Emitter& e, const Model& model, const SymMatrix& H, std::vector<Sym>& y) {
-  for (int k = 0; k < model.nv; ++k)
-    for (int i = model.dof_parent[k]; i >= 0; i = model.dof_parent[i]) y[k] = e.sub(y[k], e.mul(H[k][i], y[i]));
-}
-
-/// The masks of the declared constraints (CodegenOptions: held frames, then locked joints) as
+/// The masks of the declared constraints (CodegenOptions: held frames, locked joints, distances) as
 /// the kernel's `active` input gives them: a row of an inactive frame drops out, a locked dof
 /// of an active lock has its value prescribed. Numbers fold (x·1 = x, x·0 = 0), so a dof that
 /// no declared lock holds costs nothing.
@@ -186,9 +251,10 @@ void range_space(Emitter& e, const Model& model, const SymMatrix& M, const SymMa
     }
     rhs[r] = rhs[r] - Sym(sign) * Ja;
   }
-  factor_ltdl(e, model, H);
-  std::vector<Sym> dinv(nv);
-  for (int k = 0; k < nv; ++k) dinv[k] = e.div(Sym(1.0), H[k][k]);
+  // H = Lᵀ D L, the runtime's factorization traced (dynamics/ltdl.hpp, RBDA §6.5 Table 6.3).
+  std::vector<Sym> Lf(static_cast<std::size_t>(model.ancestor_offset[nv])), Df(nv), dinv(nv);  // L packed, D, D⁻¹
+  ltdl_factor<Sym>(
+      model, [&H](int r, int c) { return H[r][c]; }, Lf.data(), Df.data(), dinv.data());
   // A row that is zero for every q (e.g. the out-of-plane row of a point on a planar arm) is
   // dependent: its multiplier is 0 (the minimum-norm one, as the runtime solvers give) and
   // its equation 0 = rhs must hold when it is active (else the kernel returns false:
@@ -207,9 +273,9 @@ void range_space(Emitter& e, const Model& model, const SymMatrix& M, const SymMa
   const int m = static_cast<int>(live.size());
   SymMatrix Z;
   for (int r : live) Z.push_back(Jm[r]);
-  for (auto& z : Z) solve_lt(e, model, H, z);
+  for (auto& z : Z) ltdl_solve_lt(model, Lf.data(), z.data());
   std::vector<Sym> w = bm;
-  solve_lt(e, model, H, w);
+  ltdl_solve_lt(model, Lf.data(), w.data());
   std::vector<Sym> a(m);
   for (int i = 0; i < m; ++i) {
     a[i] = mask.row[live[i]];
@@ -254,7 +320,7 @@ void range_space(Emitter& e, const Model& model, const SymMatrix& M, const SymMa
   for (int r = 0; r < m; ++r)
     for (int k = 0; k < nv; ++k) y[k] = e.add(y[k], e.mul(e.mul(Sym(sign), Z[r][k]), x[r]));
   for (int k = 0; k < nv; ++k) y[k] = e.mul(y[k], dinv[k]);
-  solve_l(e, model, H, y);
+  ltdl_solve_l(model, Lf.data(), y.data());
   x_out.assign(J.size(), Sym(0.0));
   for (int i = 0; i < m; ++i) x_out[live[i]] = x[i];
   x_lock.assign(nv, Sym(0.0));
@@ -306,37 +372,30 @@ std::string body_states_kernel(const Model& model, const std::vector<std::string
 }
 
 std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>& held,
-                                const std::vector<std::string>& locked, const KernelSelection& which,
-                                std::vector<KernelText>& kernels) {
-  if (held.empty() && locked.empty()) return "";
-  int m = 0;
+                                const std::vector<std::string>& locked, const std::vector<HeldDistance>& distances,
+                                const KernelSelection& which, std::vector<KernelText>& kernels) {
+  if (held.empty() && locked.empty() && distances.empty()) return "";
+  const ConstrainedLayout layout = constrained_layout(model, held, locked, distances);  // checks the names
+  // Rows of J: the held frames' (m of them), then the distances'; the locks' are taken out.
+  const int m = layout.frame_rows, ref_size = layout.ref_size, lock_rows = layout.lock_rows;
+  const int nd = static_cast<int>(distances.size()), first_distance = static_cast<int>(held.size() + locked.size());
   std::string list;
-  for (const HeldFrame& h : held) {
-    if (!model.has_frame(h.frame)) model.frame_id(h.frame);  // throws, naming the frame and listing the valid ones
-    if (model.frames[model.frame_id(h.frame)].parent == kWorld)
-      throw std::invalid_argument("codegen: frame '" + h.frame + "' is on the world: holding it constrains nothing");
-    m += h.weld ? 6 : 3;
-    list += std::string(list.empty() ? "" : ", ") + (h.weld ? "weld " : "point ") + h.frame;
-  }
+  for (const HeldFrame& h : held)
+    list += std::string(list.empty() ? "" : ", ") + (h.weld ? "weld " : "point ") + h.frame +
+            (h.relative_to.empty() ? "" : " to " + h.relative_to);
   // The locked joints: their ids, and where their reference configuration starts in `ref`.
   std::vector<Index> joints;
   std::vector<int> ref_at;
-  int ref_size = 12 * static_cast<int>(held.size()), lock_rows = 0;
-  for (const std::string& name : locked) {
-    if (!model.has_joint(name)) model.joint_id(name);  // throws, naming the joint
-    const Index j = model.joint_id(name);
-    for (Index other : joints)
-      if (other == j) throw std::invalid_argument("codegen: joint '" + name + "' is locked twice");
-    joints.push_back(j);
-    ref_at.push_back(ref_size);
-    ref_size += model.nq_joint[j];
-    lock_rows += model.nv_joint[j];
-    list += std::string(list.empty() ? "" : ", ") + "lock " + name;
+  for (std::size_t l = 0; l < locked.size(); ++l) {
+    joints.push_back(model.joint_id(locked[l]));
+    ref_at.push_back(layout.declared[held.size() + l].ref);
+    list += std::string(list.empty() ? "" : ", ") + "lock " + locked[l];
   }
-  const int declared = static_cast<int>(held.size() + joints.size());
+  for (const HeldDistance& d : distances)
+    list += std::string(list.empty() ? "" : ", ") + "distance " + d.frame_a + " to " + d.frame_b;
+  const int declared = static_cast<int>(held.size() + joints.size() + distances.size());
   Emitter& e = Emitter::active();
   const int nv = model.nv;
-  // `active` (nullptr: all on), one per declared constraint.
   // `active`, one per declared constraint; nullptr means all on (the kernels' setup lines).
   std::string ones;
   for (int c = 0; c < declared; ++c) ones += std::string(c ? ", " : "") + "1.0";
@@ -347,12 +406,13 @@ std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>
     for (int c = 0; c < declared; ++c) a[c] = e.input(at("active", c));
     return a;
   };
-  // The masks for the rows of `held` and the locked dofs; alpha(lock, dof) is the value
-  // an active lock gives its dof.
+  // The masks for the rows of `held` and the distances and for the locked dofs; alpha(lock,
+  // dof) is the value an active lock gives its dof.
   auto masks = [&](const std::vector<Sym>& a, const auto& alpha) {
     Masks mk;
     for (std::size_t f = 0; f < held.size(); ++f)
       for (int r = 0; r < (held[f].weld ? 6 : 3); ++r) mk.row.push_back(a[f]);
+    for (int i = 0; i < nd; ++i) mk.row.push_back(a[first_distance + i]);
     mk.lock.assign(nv, Sym(0.0));
     mk.alpha.assign(nv, Sym(0.0));
     for (std::size_t l = 0; l < joints.size(); ++l)
@@ -363,12 +423,20 @@ std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>
       }
     return mk;
   };
-  // Writes the multipliers: the frames' rows, then the locked dofs.
+  // Writes the multipliers: the frames' rows, then the locked dofs, then the distances'.
   auto outputs = [&](const char* array, const std::vector<Sym>& x, const std::vector<Sym>& x_lock) {
     for (int r = 0; r < m; ++r) e.assign(at(array, r), x[r]);
     int r = m;
     for (Index j : joints)
       for (int k = 0; k < model.nv_joint[j]; ++k) e.assign(at(array, r++), x_lock[model.idx_v[j] + k]);
+    for (int i = 0; i < nd; ++i) e.assign(at(array, r++), x[m + i]);
+  };
+  // The rows of J: the held frames', then the distances' (with v: their drift and Baumgarte terms).
+  auto position_rows = [&](const std::vector<STransform>& X, const SymVector* v) {
+    const TreeKinematics tk = tree_kinematics(model, X, v);
+    Rows rows = frame_rows(model, held, tk, v);
+    distance_rows(model, distances, layout, first_distance, tk, v, rows);
+    return rows;
   };
   // Constrained forward dynamics, without or with external forces (b = τ − h + Σ J_iᵀ f_ext,i,
   // the RNEA with f_ext at a = 0). A lock's rows are J = E, γ = 0, e = q ⊖ q_ref (JointLock):
@@ -379,12 +447,12 @@ std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>
     const auto X = placements(model, q);
     const SymVector v = inputs("v", nv), tau = inputs("tau", nv);
     const std::vector<SForce> f_ext = with_forces ? force_inputs(model, "f_ext") : std::vector<SForce>{};
-    const Rows rows = frame_rows(model, held, X, &v);
-    const SymMatrix M = crba(model, X);
+    const Rows rows = position_rows(X, &v);
+    const SymMatrix M = crba(model, q);
     const SymVector h = rnea(model, q, v, SymVector::Zero(nv), f_ext);
-    std::vector<Sym> b(nv), rhs(m), lambda, qdd, lambda_lock;
+    std::vector<Sym> b(nv), rhs(m + nd), lambda, qdd, lambda_lock;
     for (int k = 0; k < nv; ++k) b[k] = e.sub(tau[k], h[k]);
-    for (int r = 0; r < m; ++r) rhs[r] = e.neg(rows.gamma[r]);
+    for (int r = 0; r < m + nd; ++r) rhs[r] = e.neg(rows.gamma[r]);
     std::vector<std::vector<Sym>> err(joints.size());
     for (std::size_t l = 0; l < joints.size(); ++l) {
       const Index j = joints[l];
@@ -412,9 +480,10 @@ std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>
   };
   const std::string inputs_doc =
       "/// ref: the references, 12 numbers per held frame (position, then rotation column-major; a\n"
-      "/// point uses the position), then each locked joint's nq coordinates; kp, kd: the Baumgarte\n"
-      "/// gains per declared constraint (0 = off); active: 1 (on) or 0 (off) per declared constraint,\n"
-      "/// nullptr = all on. lambda: the frames' rows, then the locked dofs' (0 for those off).\n"
+      "/// point uses the position; in the other frame for a loop), then each locked joint's nq\n"
+      "/// coordinates, then each distance; kp, kd: the Baumgarte gains per declared constraint\n"
+      "/// (0 = off); active: 1 (on) or 0 (off) per declared constraint, nullptr = all on. lambda:\n"
+      "/// the frames' rows, then the locked dofs', then the distances' (0 for those off).\n"
       "/// Returns false, with qdd and lambda unspecified, when the active rows are dependent.\n";
   auto kernel = [&](std::string declaration, const std::string& comment, const std::string& fn,
                     const std::vector<std::string>& params) {
@@ -425,7 +494,8 @@ std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>
     dynamics(false);
     kernel(
         "/// Constrained forward dynamics, as articula::constrained_forward_dynamics with the declared\n"
-        "/// constraints that are active (FrameConstraint per held frame, JointLock per locked joint):\n"
+        "/// constraints that are active (FrameConstraint or LoopConstraint per held frame, JointLock per\n"
+        "/// locked joint, DistanceConstraint per distance):\n"
         "/// M qdd + h = tau + J^T lambda, J qdd + gamma = 0, gamma = Jdot v + kd J v + kp e.\n" +
             inputs_doc +
             "bool constrained_dynamics(const double* q, const double* v, const double* tau, const double* ref,\n"
@@ -454,10 +524,10 @@ std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>
     const SymVector q = inputs("q", model.nq);
     const auto X = placements(model, q);
     const SymVector v = inputs("v_minus", nv);
-    const Rows rows = frame_rows(model, held, X, nullptr);
-    const SymMatrix M = crba(model, X);
-    std::vector<Sym> rhs(m), Lambda, dv, Lambda_lock;
-    for (int r = 0; r < m; ++r) {
+    const Rows rows = position_rows(X, nullptr);
+    const SymMatrix M = crba(model, q);
+    std::vector<Sym> rhs(m + nd), Lambda, dv, Lambda_lock;
+    for (int r = 0; r < m + nd; ++r) {
       Sym acc = Sym(0.0);
       for (int c = 0; c < nv; ++c) acc = e.add(acc, e.mul(rows.J[r][c], v[c]));
       rhs[r] = acc;
@@ -478,10 +548,11 @@ std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>
   return "\n/// The declared constraints (rows in this order): " + list +
          ".\ninline constexpr int held_frames = " + std::to_string(held.size()) +
          ";\ninline constexpr int locked_joints = " + std::to_string(joints.size()) +
+         ";\ninline constexpr int distances = " + std::to_string(nd) +
          ";\n/// Entries of `active`, `kp` and `kd`; of `ref`.\ninline constexpr int constraints = " +
          std::to_string(declared) + ";\ninline constexpr int ref_size = " + std::to_string(ref_size) +
          ";\n/// Rows: of the held frames, and in all (the size of lambda).\ninline constexpr int frame_rows = " +
-         std::to_string(m) + ";\ninline constexpr int m = " + std::to_string(m + lock_rows) + ";\n";
+         std::to_string(m) + ";\ninline constexpr int m = " + std::to_string(m + lock_rows + nd) + ";\n";
 }
 
 }  // namespace articula::codegen

@@ -20,16 +20,17 @@ struct KernelSelection {
   int max_statements = 0;  // kernel_text(): parts of about this many statements (0: whole)
 };
 
-/// Emits the constrained kernels of the frames `held` and the joints `locked` (none when both
-/// are empty) into the active Emitter (Emitter::Active) and appends them to `kernels`; returns
-/// the constants for NAME.hpp (held_frames, locked_joints, constraints, ref_size, frame_rows, m).
 /// Emits body_states for `frames` (none when empty) and appends it to `kernels`; returns the
 /// constant for NAME.hpp (state_frames).
 std::string body_states_kernel(const Model& model, const std::vector<std::string>& frames, int max_statements,
                                std::vector<KernelText>& kernels);
 
+/// Emits the constrained kernels of the frames `held`, the joints `locked` and the `distances`
+/// (none when all are empty) into the active Emitter (Emitter::Active) and appends them to
+/// `kernels`; returns the constants for NAME.hpp (held_frames, locked_joints, distances,
+/// constraints, ref_size, frame_rows, m).
 std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>& held,
-                                const std::vector<std::string>& locked, const KernelSelection& which,
-                                std::vector<KernelText>& kernels);
+                                const std::vector<std::string>& locked, const std::vector<HeldDistance>& distances,
+                                const KernelSelection& which, std::vector<KernelText>& kernels);
 
 }  // namespace articula::codegen

@@ -21,16 +21,15 @@ void rnea_body(Emitter& e, const Model& model) {
 
 void crba_body(Emitter& e, const Model& model) {
   std::vector<std::vector<bool>> pattern;
-  const SymMatrix M = crba(model, placements(model, inputs("q", model.nq)), &pattern);
+  const SymMatrix M = crba(model, inputs("q", model.nq), &pattern);
   for (int c = 0; c < model.nv; ++c)
     for (int r = 0; r < model.nv; ++r)
       if (pattern[r][c]) e.assign(at("M", r + model.nv * c), M[r][c]);
 }
 
 void aba_body(Emitter& e, const Model& model, bool with_forces) {
-  const auto X = placements(model, inputs("q", model.nq));
-  const SymVector v = inputs("v", model.nv), tau = inputs("tau", model.nv);
-  const SymVector qdd = aba(model, X, v, tau, with_forces ? force_inputs(model, "f_ext") : std::vector<SForce>{});
+  const SymVector q = inputs("q", model.nq), v = inputs("v", model.nv), tau = inputs("tau", model.nv);
+  const SymVector qdd = aba(model, q, v, tau, with_forces ? force_inputs(model, "f_ext") : std::vector<SForce>{});
   for (int k = 0; k < model.nv; ++k) e.assign(at("qdd", k), qdd[k]);
 }
 
@@ -141,8 +140,8 @@ GeneratedKernels generate_kernels(const Model& original, const std::string& name
   }
   const std::string state_declarations =
       codegen::body_states_kernel(model, options.state_frames, options.max_statements, kernels);
-  const std::string constrained_declarations =
-      codegen::constrained_kernels(model, options.held_frames, options.locked_joints, which, kernels);
+  const std::string constrained_declarations = codegen::constrained_kernels(
+      model, options.held_frames, options.locked_joints, options.distances, which, kernels);
   GeneratedKernels out;
   out.lines = e.lines();
   const std::string digest = model_digest(original);

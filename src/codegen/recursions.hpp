@@ -1,11 +1,11 @@
 #pragma once
 /// The rigid-body algorithms on generator scalars (codegen/sym.hpp) for the generated kernels.
-/// The joint placements and RNEA are the runtime's own code (dynamics/joint_motion.hpp,
-/// dynamics/rnea_passes.hpp) instantiated on Sym: the generator traces what the runtime runs.
-/// CRBA and ABA are written here in body coordinates (RBDA §6.2, §7.3) on the shared spatial
-/// algebra, while the runtime's are in world coordinates: traced, the world form made the
-/// kernels 2.2–3.0× (CRBA) and 1.3–1.7× (ABA) slower (docs/decisions/0003). Each returns the symbols of
-/// its result, so that kernels can combine them in one function (shared terms emitted once).
+/// The joint placements, RNEA, CRBA and ABA are the runtime's own code (dynamics/joint_motion.hpp,
+/// rnea_passes.hpp, crba_passes.hpp, aba_passes.hpp) instantiated on Sym: the generator traces
+/// what the runtime runs. CRBA and ABA are traced in body coordinates (Coordinates::Body), where
+/// the runtime runs them in world coordinates: traced, the world form made the kernels 2.2–3.0×
+/// (CRBA) and 1.3–1.7× (ABA) slower (docs/decisions/0003). Each returns the symbols of its
+/// result, so that kernels can combine them in one function (shared terms emitted once).
 #include <string>
 #include <vector>
 
@@ -39,16 +39,12 @@ std::vector<SForce> force_inputs(const Model& model, const char* array);
 /// (dynamics/rnea_passes.hpp) traced on Sym; `f_ext` empty or one force per body.
 SymVector rnea(const Model& model, const SymVector& q, const SymVector& v, const SymVector& a,
                const std::vector<SForce>& f_ext = {});
-/// CRBA (RBDA §6.2, Table 6.2) in body coordinates: composite inertias Iᶜ_λ += λX_i* Iᶜ_i ⁱX_λ,
-/// F = Iᶜ_i S_i carried to each ancestor j by ʲX_i* and H_ji = S_jᵀ F. Entries outside the
-/// tree's pattern are the number 0; `pattern` (optional) marks the entries inside it.
-SymMatrix crba(const Model& model, const std::vector<STransform>& X, std::vector<std::vector<bool>>* pattern = nullptr);
-/// ABA (RBDA §7.3, Table 7.1) in body coordinates, as aba(): q̈ = M⁻¹ (τ − h + Σ J_iᵀ f_ext,i);
-/// `f_ext` empty or one force per body, in the body's frame (RBDA §7.3: pA_i −= f_ext,i).
-SymVector aba(const Model& model, const std::vector<STransform>& X, const SymVector& v, const SymVector& tau,
+/// CRBA (dynamics/crba_passes.hpp) traced on Sym in body coordinates. Entries outside the tree's
+/// pattern are the number 0; `pattern` (optional) marks the entries inside it.
+SymMatrix crba(const Model& model, const SymVector& q, std::vector<std::vector<bool>>* pattern = nullptr);
+/// ABA (dynamics/aba_passes.hpp) traced on Sym in body coordinates: q̈ = M⁻¹ (τ − h + Σ J_iᵀ f_ext,i);
+/// `f_ext` empty or one force per body, in the body's frame.
+SymVector aba(const Model& model, const SymVector& q, const SymVector& v, const SymVector& tau,
               const std::vector<SForce>& f_ext = {});
-/// Inverse of a symmetric positive-definite n × n matrix (n ≤ 6) by D = L diag(d) Lᵀ,
-/// D⁻¹ = L⁻ᵀ diag(1/d) L⁻¹ (Golub & Van Loan, Matrix Computations, §4.1).
-SymMatrix spd_inverse(const SymMatrix& A);
 
 }  // namespace articula::codegen

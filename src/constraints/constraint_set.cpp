@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "articula/common/check.hpp"
 #include "articula/constraints/joint_lock.hpp"
 #include "articula/dynamics/jacobian.hpp"
 #include "articula/dynamics/kinematics.hpp"
@@ -119,9 +120,6 @@ void ConstraintSet::resize() {
     scratch_gamma_.setZero(total);
     scratch_error_.setZero(total);
     jv_.setZero(total);
-    VectorX old = lambda_;
-    lambda_.setZero(total);
-    lambda_.head(std::min(old.size(), lambda_.size())) = old.head(std::min(old.size(), lambda_.size()));
   }
 }
 
@@ -188,9 +186,11 @@ bool ConstraintSet::compute_jacobian(const Model& model, Data& data, VectorRef q
   return kinematics;
 }
 
-VectorX ConstraintSet::lambda(const std::string& name) const {
+VectorX ConstraintSet::rows_of(const std::string& name, VectorRef stacked) const {
   const int row = row_offset(name);
-  return lambda_.segment(row, get(name).dim());
+  ARTICULA_CHECK(stacked.size() >= dim_,
+                 "rows_of('" << name << "'): the vector has " << stacked.size() << " entries, the rows are " << dim_);
+  return stacked.segment(row, get(name).dim());
 }
 
 }  // namespace articula

@@ -152,6 +152,24 @@ ARTICULA_ALWAYS_INLINE void joint_world_subspace(const Model& model, Index i, co
   oMi.act_motions(model.S.middleCols(iv, model.nv_joint[i]), J.middleCols(iv, model.nv_joint[i]));
 }
 
+/// Where a recursion expresses body i's spatial quantities (ADR 0003): at the world origin (the
+/// runtime: nothing to carry between a body and its parent, dense columns J_i = ⁰X_i S_i), or in
+/// body i's frame (the generator: constant columns S_i, quarter-turn placements fold away).
+enum class Coordinates { World, Body };
+
+/// Joint i's columns in coordinates C, written into J.middleCols(idx_v[i], nv_i): J_i = ⁰X_i S_i
+/// (joint_world_subspace, given ⁰X_i) or S_i (the placement unused).
+template <Coordinates C, typename X, typename Mat>
+ARTICULA_ALWAYS_INLINE void joint_columns(const Model& model, Index i, const X& oMi, Mat& J) {
+  if constexpr (C == Coordinates::World) {
+    joint_world_subspace(model, i, oMi, J);
+  } else {
+    using S = typename Mat::Scalar;
+    const int iv = model.idx_v[i], ni = model.nv_joint[i];
+    J.middleCols(iv, ni) = model.S.middleCols(iv, ni).template cast<S>();
+  }
+}
+
 /// S_i x_i: the joint's spatial motion for the joint's slice of a velocity-like vector x (size nv).
 template <typename Vec>
 ARTICULA_ALWAYS_INLINE auto joint_motion(const Model& model, Index i, const Vec& x) {

@@ -4,75 +4,30 @@
 #include <string>
 
 #include "articula/common/check.hpp"
+#include "dynamics/ltdl.hpp"
 
 namespace articula {
-namespace {
 
-// Row k of L packed along k's ancestor list (nearest first): L(k, anc[t]) = row[t], t < n.
-struct PackedRow {
-  const int* anc;
-  int n;
-  int offset;
-};
-ARTICULA_ALWAYS_INLINE PackedRow packed_row(const Model& model, int k) {
-  return {model.ancestors_of(k), model.ancestor_count(k), model.ancestor_offset[k]};
-}
-
-}  // namespace
-
+// M = Lᵀ D L by the shared sweep (dynamics/ltdl.hpp, RBDA §6.5 Table 6.3) on data.Lfact / Dfact.
 void factorize_mass_matrix(const Model& model, Data& data) {
-  // LTDL (RBDA §6.5, Table 6.3): for k = n−1 … 0, eliminate dof k into its ancestors:
-  // H_ij −= (H_ki / H_kk) H_kj for the ancestors i of k and the ancestors-or-self j of i.
-  // With the rows packed along the ancestor lists, the ancestors of k's t-th ancestor i are
-  // exactly the entries of k's list after t, so row i (length n − t − 1) is updated by one
-  // contiguous loop over row k's tail, and H_ii by one product.
-  double* L = data.Lfact.data();
-  double* D = data.Dfact.data();
   const MatrixX& M = data.M;
-  for (int k = 0; k < model.nv; ++k) {
-    D[k] = M(k, k);
-    const PackedRow r = packed_row(model, k);
-    const double* mk = &M(0, k);  // M symmetric: column k holds row k
-    for (int t = 0; t < r.n; ++t) L[r.offset + t] = mk[r.anc[t]];
-  }
-  for (int k = model.nv - 1; k >= 0; --k) {
-    const double d = D[k];
-    if (!(d > 0.0))
-      throw std::runtime_error(std::string("factorize_mass_matrix: pivot ")
-                                   .append(std::to_string(k))
-                                   .append(" (joint '")
-                                   .append(model.joint_names[static_cast<std::size_t>(model.dof_joint[k])])
-                                   .append("') is ")
-                                   .append(std::to_string(d))
-                                   .append(" (M not positive definite: a moving body without mass or inertia?)"));
-    const double dinv = 1.0 / d;
-    data.Dinv_fact[k] = dinv;
-    const PackedRow r = packed_row(model, k);
-    double* lk = L + r.offset;
-    for (int t = 0; t < r.n; ++t) {
-      const int i = r.anc[t];
-      const double a = lk[t] * dinv;
-      D[i] -= a * lk[t];
-      // Row i precedes row k in Lfact (i < k), so the two ranges never overlap.
-      double* __restrict li = L + model.ancestor_offset[i];
-      const double* __restrict tail = lk + t + 1;
-      const int len = r.n - t - 1;
-      for (int s = 0; s < len; ++s) li[s] -= a * tail[s];
-      lk[t] = a;
-    }
-  }
+  const int k = ltdl_factor<double>(
+      model, [&M](int r, int c) { return M(c, r); }, data.Lfact.data(), data.Dfact.data(), data.Dinv_fact.data());
+  if (k >= 0)
+    throw std::runtime_error(std::string("factorize_mass_matrix: pivot ")
+                                 .append(std::to_string(k))
+                                 .append(" (joint '")
+                                 .append(model.joint_names[static_cast<std::size_t>(model.dof_joint[k])])
+                                 .append("') is ")
+                                 .append(std::to_string(data.Dfact[k]))
+                                 .append(" (M not positive definite: a moving body without mass or inertia?)"));
 }
 
 void solve_mass_lt(const Model& model, const Data& data, Eigen::Ref<MatrixX> X) {
   // Y = L⁻ᵀ X: for i = n−1 … 0, X_j −= L_ij X_i for the ancestors j of i.
   const double* L = data.Lfact.data();
   if (X.cols() == 1) {
-    double* x = X.data();
-    for (int i = model.nv - 1; i >= 0; --i) {
-      const PackedRow r = packed_row(model, i);
-      const double xi = x[i];
-      for (int t = 0; t < r.n; ++t) x[r.anc[t]] -= L[r.offset + t] * xi;
-    }
+    ltdl_solve_lt(model, L, X.data());
     return;
   }
   for (int i = model.nv - 1; i >= 0; --i) {
@@ -106,13 +61,7 @@ void solve_mass_l(const Model& model, const Data& data, Eigen::Ref<MatrixX> X) {
   // X = L⁻¹ Y: for i = 0 … n−1, X_i −= L_ij X_j for the ancestors j of i.
   const double* L = data.Lfact.data();
   if (X.cols() == 1) {
-    double* x = X.data();
-    for (int i = 0; i < model.nv; ++i) {
-      const PackedRow r = packed_row(model, i);
-      double acc = x[i];
-      for (int t = 0; t < r.n; ++t) acc -= L[r.offset + t] * x[r.anc[t]];
-      x[i] = acc;
-    }
+    ltdl_solve_l(model, L, X.data());
     return;
   }
   for (int i = 0; i < model.nv; ++i) {

@@ -7,10 +7,10 @@
 namespace articula {
 namespace {
 
-// The runtime instantiation of the shared passes (dynamics/rnea_passes.hpp).
+// The runtime instantiation of the shared passes (dynamics/rnea_passes.hpp), flattened.
 template <bool with_velocity>
-inline void run_rnea(const Model& model, Data& data, VectorRef q, VectorRef v, VectorRef a, bool with_gravity,
-                     std::span<const Force> f_ext, Eigen::Ref<VectorX> tau) {
+ARTICULA_FLATTEN void run_rnea(const Model& model, Data& data, VectorRef q, VectorRef v, VectorRef a, bool with_gravity,
+                               std::span<const Force> f_ext, Eigen::Ref<VectorX> tau) {
   rnea_passes<double, with_velocity>(model, data, q, v, a, with_gravity, f_ext, tau);
 }
 

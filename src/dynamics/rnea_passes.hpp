@@ -36,9 +36,11 @@ ARTICULA_ALWAYS_INLINE void rnea_backward_pass(const Model& model, W& data, Tau 
 // the model's structure only, never on the values.
 // Internal linkage (static): each including file gets its own copy, which g++ may specialize for
 // its call sites (constant with_gravity, empty f_ext), as it did when this lived in rnea.cpp.
+// Not flattened here: the runtime's entry point is (rnea.cpp); flattened on the generator's
+// scalar it took minutes to compile under the sanitizers.
 template <typename S, bool with_velocity, typename W, typename Q, typename V, typename A, typename Tau>
-ARTICULA_FLATTEN static void rnea_passes(const Model& model, W& data, Q q, V v, A a, bool with_gravity,
-                                         std::span<const ForceTpl<S>> f_ext, Tau tau) {
+static void rnea_passes(const Model& model, W& data, Q q, V v, A a, bool with_gravity,
+                        std::span<const ForceTpl<S>> f_ext, Tau tau) {
   ARTICULA_CHECK_SIZE(q, model.nq);
   ARTICULA_CHECK_SIZE(v, model.nv);
   ARTICULA_CHECK_SIZE(a, model.nv);

@@ -82,7 +82,7 @@ void Simulator::Impl::brake_jump_energy(const JumpResult& jump, VectorRef v_minu
 
 bool Simulator::Impl::release_brakes(RunResult& result) {
   const auto& brakes = robot.brakes();
-  const auto lambda = robot.constraints().lambda();
+  const auto lambda = multipliers();
   std::vector<std::string> names;  // allocates only when a brake lets go
   std::vector<std::string> released;
   for (std::size_t k = 0; k < brakes.size(); ++k) {

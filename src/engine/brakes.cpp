@@ -167,7 +167,7 @@ double Simulator::Impl::brake_lambda(std::size_t k, VectorRef q, VectorRef v) {
       lambda_all.setConstant(std::numeric_limits<double>::quiet_NaN());
       return lambda_all[static_cast<Eigen::Index>(k)];
     }
-    const auto lambda = robot.constraints().lambda();
+    const auto lambda = multipliers();
     for (std::size_t i = 0; i < brake_run.size(); ++i) {
       const int row = brake_locked(brake_run[i]) ? constraint_rows[static_cast<std::size_t>(brake_run[i].column)] : -1;
       lambda_all[static_cast<Eigen::Index>(i)] = row >= 0 && row < lambda.size() ? lambda[row] : 0.0;
@@ -383,7 +383,7 @@ void Simulator::Impl::brake_actions(const std::vector<int>& firing, std::vector<
 
 void Simulator::Impl::update_brake_outputs() {
   const auto& brakes = robot.brakes();
-  const auto lambda = robot.constraints().lambda();
+  const auto lambda = multipliers();
   for (std::size_t k = 0; k < brake_run.size(); ++k) {
     const BrakeRun& r = brake_run[k];
     state.brake_states[k] = r.state;

@@ -51,32 +51,24 @@ DynamicsResult GeneratedAbaDynamics::evaluate(VectorRef q, VectorRef v, VectorRe
 
 void GeneratedConstrainedDynamics::set_kernel(ConstrainedKernel kernel, ConstrainedFextKernel kernel_fext,
                                               const std::vector<HeldFrame>& held,
-                                              const std::vector<std::string>& locked, const Model& model) {
+                                              const std::vector<std::string>& locked,
+                                              const std::vector<HeldDistance>& distances, const Model& model) {
   kernel_ = kernel;
   kernel_fext_ = kernel_fext;
   model_ = &model;
   forces_.assign(6 * static_cast<std::size_t>(model.njoints), 0.0);
   held_ = held;
   locked_.clear();
-  slots_.clear();
-  int ref = 0, row = 0;
-  auto declare = [&](int nq, int rows) {
-    slots_.push_back({ref, row, nq, rows});
-    ref += nq;
-    row += rows;
-  };
-  for (const HeldFrame& h : held) declare(12, h.weld ? 6 : 3);
-  for (const std::string& name : locked) {
-    const Index j = model.joint_id(name);
-    locked_.push_back(j);
-    declare(model.nq_joint[j], model.nv_joint[j]);
-  }
+  for (const std::string& name : locked) locked_.push_back(model.joint_id(name));
+  distances_ = distances;
+  const ConstrainedLayout layout = constrained_layout(model, held, locked, distances);
+  slots_ = layout.declared;
   const std::size_t declared = slots_.size();
-  ref_.assign(static_cast<std::size_t>(ref), 0.0);
+  ref_.assign(static_cast<std::size_t>(layout.ref_size), 0.0);
   kp_.assign(declared, 0.0);
   kd_.assign(declared, 0.0);
   active_.assign(declared, 0.0);
-  lambda_.assign(static_cast<std::size_t>(row), 0.0);
+  lambda_.assign(static_cast<std::size_t>(layout.m), 0.0);
   uses_.clear();
   uses_.reserve(declared);
 }
@@ -89,7 +81,7 @@ bool GeneratedConstrainedDynamics::select(const ConstraintSet& set, bool with_fo
   auto take = [&](int slot, const Constraint* c, int set_row, int ref_from) {
     if (active_[static_cast<std::size_t>(slot)] != 0.0) return false;  // declared once, used once
     active_[static_cast<std::size_t>(slot)] = 1.0;
-    const Slot& s = slots_[static_cast<std::size_t>(slot)];
+    const ConstrainedLayout::Declared& s = slots_[static_cast<std::size_t>(slot)];
     uses_.push_back({slot, c, s.row, set_row, s.rows, ref_from});
     return true;
   };
@@ -99,13 +91,19 @@ bool GeneratedConstrainedDynamics::select(const ConstraintSet& set, bool with_fo
     const int row0 = set.row_offset(c->name());
     if (const auto* fc = dynamic_cast<const FramePairConstraint*>(c)) {
       match = false;
-      if (!fc->frame_b().empty()) break;
       for (std::size_t f = 0; f < held_.size() && !match; ++f) {
         const AxisMask mask = held_[f].weld ? AxisMask::weld() : AxisMask::point();
-        if (held_[f].frame == fc->frame_a() && std::equal(mask.axis, mask.axis + 6, fc->mask().axis) &&
-            active_[f] == 0.0)
+        if (held_[f].frame == fc->frame_a() && held_[f].relative_to == fc->frame_b() &&
+            std::equal(mask.axis, mask.axis + 6, fc->mask().axis) && active_[f] == 0.0)
           match = take(static_cast<int>(f), c, row0, 0);
       }
+    } else if (const auto* dc = dynamic_cast<const DistanceConstraint*>(c)) {
+      match = false;
+      const std::size_t first = held_.size() + locked_.size();
+      for (std::size_t i = 0; i < distances_.size() && !match; ++i)
+        if (distances_[i].frame_a == dc->frame_a() && distances_[i].frame_b == dc->frame_b() &&
+            active_[first + i] == 0.0)
+          match = take(static_cast<int>(first + i), c, row0, 0);
     } else if (const auto* lock = dynamic_cast<const JointLock*>(c)) {
       int row = row0, ref_from = 0;
       for (const std::string& name : lock->joints()) {
@@ -133,12 +131,14 @@ DynamicsResult GeneratedConstrainedDynamics::evaluate(VectorRef q, VectorRef v, 
   for (const Use& u : uses_) {
     const Constraint& c = *u.constraint;
     if (!c.has_reference()) return fallback_.evaluate(q, v, tau, f_ext, message);
-    const Slot& s = slots_[static_cast<std::size_t>(u.slot)];
+    const ConstrainedLayout::Declared& s = slots_[static_cast<std::size_t>(u.slot)];
     double* ref = ref_.data() + s.ref;
     if (static_cast<std::size_t>(u.slot) < held_.size()) {
       const Transform& X = static_cast<const FramePairConstraint&>(c).reference();
       for (int k = 0; k < 3; ++k) ref[k] = X.p[k];
       for (int k = 0; k < 9; ++k) ref[3 + k] = X.R.data()[k];
+    } else if (static_cast<std::size_t>(u.slot) >= held_.size() + locked_.size()) {
+      ref[0] = static_cast<const DistanceConstraint&>(c).distance();
     } else {
       const VectorX& r = static_cast<const JointLock&>(c).reference();
       for (int k = 0; k < s.nq; ++k) ref[k] = r[u.ref_from + k];
@@ -157,7 +157,7 @@ DynamicsResult GeneratedConstrainedDynamics::evaluate(VectorRef q, VectorRef v, 
                       active_.data(), data_.ddq.data(), lambda_.data());
   }
   if (!ok) return fallback_.evaluate(q, v, tau, f_ext, message);
-  auto lambda = set_.lambda();
+  VectorX& lambda = fallback_.workspace().lambda;  // sized for the set by Impl::refresh_active
   for (const Use& u : uses_)
     for (int r = 0; r < u.rows; ++r) lambda[u.set_row + r] = lambda_[static_cast<std::size_t>(u.kernel_row + r)];
   ++calls_;

@@ -19,8 +19,8 @@ struct DynamicsResult {
   bool kinematics_current = true;  // data.oMi, data.v hold the kinematics of (q, v)
 };
 
-// One evaluation fills data.ddq (and the multipliers in the constraint set); no allocation
-// except for the message of a failure.
+// One evaluation fills data.ddq and, with constraints, the multipliers (the constrained
+// workspace's lambda, in the set's row order); no allocation except for the message of a failure.
 class Dynamics {
  public:
   virtual ~Dynamics() = default;
@@ -48,6 +48,8 @@ class RuntimeConstrainedDynamics final : public Dynamics {
       : model_(model), data_(data), ws_(ws), set_(set), method_(method) {}
   DynamicsResult evaluate(VectorRef q, VectorRef v, VectorRef tau, std::span<const Force> f_ext,
                           std::string& message) override;
+  // Where the multipliers go (ws.lambda).
+  ConstrainedWorkspace& workspace() { return ws_; }
 
  private:
   const Model& model_;
@@ -79,19 +81,23 @@ class GeneratedAbaDynamics final : public Dynamics {
   std::vector<double> forces_;
 };
 
-// The generated constrained kernel of the declared frames held in the world and locked joints
+// The generated constrained kernel of the declared held frames (in the world or to another
+// frame) and locked joints
 // (its _fext form when the evaluation has external forces), with the active ones switched on
 // and the constraints' references and Baumgarte gains; an evaluation whose reference is not
 // captured yet or whose rows are dependent (the kernel returns false) goes to the runtime solve.
 class GeneratedConstrainedDynamics final : public Dynamics {
  public:
-  GeneratedConstrainedDynamics(Data& data, ConstraintSet& set, RuntimeConstrainedDynamics& fallback, long& calls)
-      : data_(data), set_(set), fallback_(fallback), calls_(calls) {}
+  // The multipliers go where the fallback's do (its workspace's lambda).
+  GeneratedConstrainedDynamics(Data& data, RuntimeConstrainedDynamics& fallback, long& calls)
+      : data_(data), fallback_(fallback), calls_(calls) {}
   // The kernels and their declared constraints (sizes the buffers; not inside a step).
   void set_kernel(ConstrainedKernel kernel, ConstrainedFextKernel kernel_fext, const std::vector<HeldFrame>& held,
-                  const std::vector<std::string>& locked, const Model& model);
-  // True when every enabled constraint of the set is one of the declared ones (a world
-  // FrameConstraint with the held frame's mask; a JointLock of declared joints), no declared
+                  const std::vector<std::string>& locked, const std::vector<HeldDistance>& distances,
+                  const Model& model);
+  // True when every enabled constraint of the set is one of the declared ones (a
+  // FramePairConstraint with the held frame's frames and mask; a JointLock of declared joints; a
+  // DistanceConstraint between a declared distance's frames), no declared
   // one is used twice, and there is a kernel for evaluations without (with) external forces;
   // then keeps the mapping for the evaluations.
   bool select(const ConstraintSet& set, bool with_forces);
@@ -109,7 +115,6 @@ class GeneratedConstrainedDynamics final : public Dynamics {
     int ref_from;  // JointLock: where this joint's coordinates start in its reference
   };
   Data& data_;
-  ConstraintSet& set_;
   RuntimeConstrainedDynamics& fallback_;
   long& calls_;
   ConstrainedKernel kernel_ = nullptr;
@@ -117,10 +122,8 @@ class GeneratedConstrainedDynamics final : public Dynamics {
   const Model* model_ = nullptr;
   std::vector<HeldFrame> held_;
   std::vector<Index> locked_;  // joint ids
-  struct Slot {                // a declared constraint: its first entry in ref and in lambda, and their counts
-    int ref, row, nq, rows;
-  };
-  std::vector<Slot> slots_;
+  std::vector<HeldDistance> distances_;
+  std::vector<ConstrainedLayout::Declared> slots_;  // each declared constraint's place in ref and lambda
   std::vector<Use> uses_;
   std::vector<double> forces_, ref_, kp_, kd_, active_, lambda_;
 };

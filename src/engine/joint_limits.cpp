@@ -85,11 +85,11 @@ void Simulator::Impl::start_limits(std::vector<int>& firing) {
 }
 
 bool Simulator::Impl::release_limits(RunResult& result) {
-  const ConstraintSet& set = robot.constraints();
+  const auto lambda_all = multipliers();
   std::vector<std::string> released;  // allocates only when a stop lets go
   for (const LimitStop& s : limits) {
     if (!limit_engaged(s)) continue;
-    const double lambda = set.lambda()[constraint_rows[static_cast<std::size_t>(s.column)]];
+    const double lambda = lambda_all[constraint_rows[static_cast<std::size_t>(s.column)]];
     if (s.upper ? lambda > 0.0 : lambda < 0.0) released.push_back(s.name);
   }
   if (released.empty()) return false;

@@ -157,14 +157,19 @@ void Simulator::Impl::install_generated(GeneratedDynamics kernels) {
                                 " is not this robot's model's (" + digest +
                                 "): regenerate them from robot.model() (armature and gravity included)");
   for (const HeldFrame& h : kernels.held_frames)
-    if (!m.has_frame(h.frame))
-      throw std::invalid_argument("use_generated: held frame '" + h.frame + "' is not a frame of the model");
+    for (const std::string& f : {h.frame, h.relative_to})
+      if (!f.empty() && !m.has_frame(f))
+        throw std::invalid_argument("use_generated: held frame '" + f + "' is not a frame of the model");
+  for (const HeldDistance& d : kernels.distances)
+    for (const std::string& f : {d.frame_a, d.frame_b})
+      if (!m.has_frame(f))
+        throw std::invalid_argument("use_generated: distance frame '" + f + "' is not a frame of the model");
   generated_aba.set_kernel(kernels.aba, kernels.aba_fext, m.njoints);
   for (const std::string& j : kernels.locked_joints)
     if (!m.has_joint(j))
       throw std::invalid_argument("use_generated: locked joint '" + j + "' is not a joint of the model");
   generated_constrained.set_kernel(kernels.constrained_dynamics, kernels.constrained_dynamics_fext, kernels.held_frames,
-                                   kernels.locked_joints, m);
+                                   kernels.locked_joints, kernels.distances, m);
   // The contacts' kinematics from body_states when it reports every contact's body.
   contact_states = nullptr;
   contact_state_bodies.clear();
@@ -190,12 +195,21 @@ std::vector<HeldFrame> compilable_held_frames(const Robot& robot) {
   const ConstraintSet& set = robot.constraints();
   for (const std::string& name : set.names()) {
     const auto* fc = dynamic_cast<const FramePairConstraint*>(&set.get(name));
-    if (fc == nullptr || !fc->frame_b().empty()) continue;
+    if (fc == nullptr) continue;
     auto same = [&](const AxisMask& m) { return std::equal(m.axis, m.axis + 6, fc->mask().axis); };
     const bool weld = same(AxisMask::weld()), point = same(AxisMask::point());
-    if (weld || point) held.push_back({fc->frame_a(), weld});
+    if (weld || point) held.push_back({fc->frame_a(), weld, fc->frame_b()});
   }
   return held;
+}
+
+std::vector<HeldDistance> compilable_distances(const Robot& robot) {
+  std::vector<HeldDistance> out;
+  const ConstraintSet& set = robot.constraints();
+  for (const std::string& name : set.names())
+    if (const auto* d = dynamic_cast<const DistanceConstraint*>(&set.get(name)))
+      out.push_back({d->frame_a(), d->frame_b()});
+  return out;
 }
 
 std::vector<std::string> compilable_locked_joints(const Robot& robot, bool joint_limits) {
@@ -219,6 +233,7 @@ CompileOptions compile_options_for(const Robot& robot, const SimulationOptions& 
   CompileOptions c;
   c.held_frames = compilable_held_frames(robot);
   c.locked_joints = compilable_locked_joints(robot, options.joint_limits);
+  c.distances = compilable_distances(robot);
   c.external_forces = !robot.contacts().empty();
   for (const ElasticContact& contact : robot.contacts()) {
     const Model& m = robot.model();
@@ -242,6 +257,7 @@ void Simulator::Impl::install_compiled(std::shared_ptr<const CompiledKernels> ke
   g.aba = kernels->aba;
   g.held_frames = kernels->held_frames;
   g.locked_joints = kernels->locked_joints;
+  g.distances = kernels->distances;
   g.body_states = kernels->body_states;
   g.state_frames = kernels->state_frames;
   g.constrained_dynamics = kernels->constrained_dynamics;
@@ -274,6 +290,8 @@ bool Simulator::Impl::poll_kernels() {
 long Simulator::generated_evaluations() const { return impl_->generated_calls; }
 
 long Simulator::dynamics_evaluations() const { return impl_->dynamics_calls; }
+
+VectorX Simulator::multipliers() const { return impl_->instant_lambda.head(impl_->instant_rows); }
 
 std::vector<std::string> Simulator::sensor_channels() const { return impl_->sensor_channels(); }
 

@@ -180,6 +180,12 @@ struct Simulator::Impl {
   std::shared_ptr<const Model> model;
   Data data, aux;
   ConstrainedWorkspace cws;
+  // The multipliers of the last evaluation, in the enabled constraints' row order (the back
+  // ends write them into cws.lambda; refresh_active sizes it for the set).
+  auto multipliers() const { return cws.lambda.head(robot.constraints().dim()); }
+  // Those of the last successful evaluation at an instant (Simulator::multipliers()).
+  VectorX instant_lambda;
+  int instant_rows = 0;
   FixedStepWorkspace fws;
   Dopri5Workspace dws;
   std::vector<Force> f_ext;

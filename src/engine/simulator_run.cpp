@@ -145,6 +145,8 @@ bool Simulator::Impl::evaluate_at_instant() {
     fail(failure_status(), failure_message);
     return false;
   }
+  instant_rows = robot.constraints().dim();
+  instant_lambda.head(instant_rows) = multipliers();
   compute_sensors();
   update_brake_outputs();
   return true;

@@ -30,7 +30,7 @@ Simulator::Impl::Impl(Robot& r, SimulationOptions o)
       runtime_aba(*model, data),
       runtime_constrained(*model, data, cws, r.constraints(), options.method),
       generated_aba(data, generated_calls),
-      generated_constrained(data, r.constraints(), runtime_constrained, generated_calls) {}
+      generated_constrained(data, runtime_constrained, generated_calls) {}
 
 bool Simulator::Impl::call_controller() {
   bool ok = false;
@@ -179,6 +179,9 @@ void Simulator::Impl::refresh_active() {
     dynamics = &generated_constrained;
   else
     dynamics = &runtime_constrained;
+  // Room for the multipliers of this set, whichever back end writes them (outside the steps).
+  cws.reserve(set.dim());
+  if (instant_lambda.size() < cws.lambda.size()) instant_lambda.setZero(cws.lambda.size());
   lambda_valid = false;
   constraint_rows.assign(constraint_names.size(), -1);
   for (std::size_t i = 0; i < constraint_names.size(); ++i)
@@ -236,7 +239,7 @@ void Simulator::Impl::compute_sensors() {
           if (fc == nullptr)
             throw std::invalid_argument("force/torque sensor '" + sensors[s].name + "': constraint '" +
                                         constraint_names[i] + "' is not a frame or loop constraint");
-          w = fc->wrench(robot.constraints().lambda().segment(constraint_rows[i], constraint_dims[i]));
+          w = fc->wrench(multipliers().segment(constraint_rows[i], constraint_dims[i]));
         }
         state.sensors.segment<6>(c) = w;
         c += 6;
@@ -309,7 +312,7 @@ void Simulator::Impl::fill_row(double kinetic, double potential) {
   c += state.tau_motor.size();
   row.segment(c, state.sensors.size()) = state.sensors;
   c += state.sensors.size();
-  const auto lambda = robot.constraints().lambda();
+  const auto lambda = multipliers();
   for (std::size_t i = 0; i < constraint_names.size(); ++i) {
     const int d = constraint_dims[i];
     if (constraint_rows[i] >= 0 && constraint_rows[i] + d <= lambda.size())

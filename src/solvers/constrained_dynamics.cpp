@@ -179,12 +179,12 @@ SolveReport solve(const Model& model, Data& data, ConstrainedWorkspace& ws, cons
   const int m = static_cast<int>(J.rows());
   SolveReport report;
   report.rows = m;
+  ws.reserve(m);  // first: a caller reads ws.lambda.head(m) whatever the outcome
   if (!all_finite(q) || !all_finite(v) || !all_finite(tau) || !all_finite(J) || !all_finite(gamma)) {
     report.status = SolveStatus::NonFinite;
     report.message = "non-finite q, v, τ or constraint rows";
     return report;
   }
-  ws.reserve(m);
   if (method == ConstrainedMethod::Auto) method = choose_method(model, m);
   if (method == ConstrainedMethod::Hybrid) method = ConstrainedMethod::RangeSpace;  // explicit rows: no lock structure
   if (m == 0 && method == ConstrainedMethod::Auto) {
@@ -265,12 +265,12 @@ bool solve_locks(const Model& model, Data& data, ConstrainedWorkspace& ws, Const
   report.rows = m;
   report.rank = m;
   report.method = ConstrainedMethod::Hybrid;
+  ws.reserve(m);  // first: a caller reads ws.lambda.head(m) whatever the outcome
   if (!all_finite(q) || !all_finite(v) || !all_finite(tau) || !all_finite(gamma)) {
     report.status = SolveStatus::NonFinite;
     report.message = "non-finite q, v, τ or constraint rows";
     return true;
   }
-  ws.reserve(m);
   aba_prescribed(model, data, q, v, tau, ws.prescribed, ws.qdd, ws.b, f_ext);
   for (int r = 0; r < m; ++r) ws.lambda[r] = ws.b[dofs[r]] - tau[dofs[r]];
   if (!all_finite(data.ddq) || !all_finite(ws.lambda.head(m))) {
@@ -317,7 +317,6 @@ SolveReport constrained_forward_dynamics(const Model& model, Data& data, Constra
     ARTICULA_CHECK_SIZE(tau, model.nv);
     SolveReport report;
     if (solve_locks(model, data, ws, set, q, v, tau, f_ext, report)) {
-      if (report.ok()) set.lambda() = ws.lambda.head(set.dim());
       return report;
     }
   }
@@ -339,7 +338,6 @@ SolveReport constrained_forward_dynamics(const Model& model, Data& data, Constra
         "dependent rows at a singular pose: the positions agree, the drift J̇v does not lie in range J; "
         "least-squares acceleration";
   }
-  if (report.ok() || report.status == SolveStatus::Inconsistent) set.lambda() = ws.lambda.head(set.dim());
   return report;
 }
 

@@ -3,6 +3,7 @@
 // type) by default, on every bundled model with -DARTICULA_TEST_ALL_GENERATED=ON.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cctype>
 #include <fstream>
 #include <map>
@@ -11,6 +12,7 @@
 #include "test_mixed_fixed.hpp"
 #include "test_mixed_floating.hpp"
 #include "test_mixed_locks.hpp"
+#include "test_mixed_loops.hpp"
 #include "test_mixed_twice.hpp"
 #include "test_models.hpp"
 #include "test_pendulum3r.hpp"
@@ -219,6 +221,7 @@ struct ConstrainedKernels {
   std::vector<HeldFrame> held;
   ConstrainedKernel dynamics;
   JumpKernel jump;
+  std::vector<HeldDistance> distances = {};
 };
 
 #define ARTICULA_CONSTRAINED(ns) &generated::ns::constrained_dynamics, &generated::ns::velocity_jump
@@ -251,6 +254,13 @@ std::vector<ConstrainedCase> constrained_cases() {
       {"mixed_floating",
        with_armature(test::mixed_model(true)),
        {{{"tip", true}, {"leg", false}}, ARTICULA_CONSTRAINED(test_mixed_floating)}},
+      // Loops (the tip's point held to the leg, the leg welded to a frame on the world) and a
+      // distance (arm2's origin to the leg's).
+      {"mixed_loops",
+       with_armature(test::mixed_model(true)),
+       {{{"tip", false, "leg"}, {"leg", true, "world_mark"}},
+        ARTICULA_CONSTRAINED(test_mixed_loops),
+        {{"arm2", "leg"}}}},
   };
 #ifdef ARTICULA_TEST_ALL_GENERATED
   out.push_back({"talos",
@@ -261,26 +271,43 @@ std::vector<ConstrainedCase> constrained_cases() {
   return out;
 }
 
-// The held frames as FrameConstraints with a reference pose near the state's (so the Baumgarte
-// terms are not zero) and a stabilization frequency; returns the kernel's ref, kp, kd inputs.
-ConstraintSet make_set(const Model& model, Data& data, const VectorX& q, const std::vector<HeldFrame>& held,
+// The held frames as FrameConstraints (LoopConstraints) and the distances as
+// DistanceConstraints, with a reference near the state's (so the Baumgarte terms are not zero)
+// and a stabilization frequency; returns the kernel's ref, kp, kd inputs.
+ConstraintSet make_set(const Model& model, Data& data, const VectorX& q, const ConstrainedKernels& kernels,
                        bool perturb, std::mt19937& rng, std::vector<double>& ref, std::vector<double>& kp,
                        std::vector<double>& kd) {
+  const std::vector<HeldFrame>& held = kernels.held;
   ConstraintSet set(model);
   forward_kinematics(model, data, q);
   ref.clear();
   kp.clear();
   kd.clear();
   for (std::size_t f = 0; f < held.size(); ++f) {
+    // The pose of the frame in the world, or in the frame it is held to (a loop).
     Transform X = frame_placement(model, data, model.frame_id(held[f].frame));
+    if (!held[f].relative_to.empty())
+      X = frame_placement(model, data, model.frame_id(held[f].relative_to)).inv_times(X);
     const VectorX d = perturb ? test::random_vector(6, rng, 0.05) : VectorX::Zero(6);
     X.p += d.head<3>();
     X.R = exp3(d.tail<3>()) * X.R;
-    auto& c = set.emplace<FrameConstraint>("held" + std::to_string(f), held[f].frame,
-                                           held[f].weld ? AxisMask::weld() : AxisMask::point(), X);
+    auto& c = set.emplace<FramePairConstraint>("held" + std::to_string(f), held[f].frame, held[f].relative_to,
+                                               held[f].weld ? AxisMask::weld() : AxisMask::point(), X);
     c.set_baumgarte_frequency(2.0 + static_cast<double>(f));
     for (int k = 0; k < 3; ++k) ref.push_back(X.p[k]);
     for (int k = 0; k < 9; ++k) ref.push_back(X.R.data()[k]);  // column-major
+    kp.push_back(c.kp());
+    kd.push_back(c.kd());
+  }
+  for (std::size_t i = 0; i < kernels.distances.size(); ++i) {
+    const HeldDistance& d = kernels.distances[i];
+    const double now = (frame_placement(model, data, model.frame_id(d.frame_a)).p -
+                        frame_placement(model, data, model.frame_id(d.frame_b)).p)
+                           .norm();
+    const double d0 = perturb ? now * (1.0 + test::random_vector(1, rng, 0.05)[0]) : now;
+    auto& c = set.emplace<DistanceConstraint>("distance" + std::to_string(i), d.frame_a, d.frame_b, d0);
+    c.set_baumgarte_frequency(3.0);
+    ref.push_back(d0);
     kp.push_back(c.kp());
     kd.push_back(c.kd());
   }
@@ -296,7 +323,7 @@ TEST(GeneratedKernels, ConstrainedDynamicsAndJumpMatchTheSolvers) {
       const VectorX q = random_configuration(c.model, rng);
       const VectorX v = test::random_vector(c.model.nv, rng), tau = test::random_vector(c.model.nv, rng);
       std::vector<double> ref, kp, kd;
-      ConstraintSet set = make_set(c.model, data, q, c.kernels.held, c.perturb, rng, ref, kp, kd);
+      ConstraintSet set = make_set(c.model, data, q, c.kernels, c.perturb, rng, ref, kp, kd);
       ConstrainedWorkspace ws(c.model, set.dim());
       const SolveReport report =
           constrained_forward_dynamics(c.model, data, ws, set, q, v, tau, {}, ConstrainedMethod::RangeSpace);
@@ -305,7 +332,7 @@ TEST(GeneratedKernels, ConstrainedDynamicsAndJumpMatchTheSolvers) {
       ASSERT_TRUE(c.kernels.dynamics(q.data(), v.data(), tau.data(), ref.data(), kp.data(), kd.data(), nullptr,
                                      qdd.data(), lambda.data()));
       EXPECT_LT(test::rel_err(qdd, data.ddq), 1e-9);
-      EXPECT_LT(test::rel_err(lambda, set.lambda()), 1e-9);
+      EXPECT_LT(test::rel_err(lambda, ws.lambda.head(set.dim())), 1e-9);
 
       // The plastic jump when the held frames switch on, against velocity_jump's full form.
       crba(c.model, data, q);
@@ -368,7 +395,7 @@ TEST(GeneratedKernels, ExternalForcesMatchTheRecursionsAndTheSolver) {
       EXPECT_GT(test::rel_err(qdd, qdd_plain), 1e-3);  // the forces act
 
       std::vector<double> ref, kp, kd;
-      ConstraintSet set = make_set(model, data, q, fc.c.kernels.held, fc.c.perturb, rng, ref, kp, kd);
+      ConstraintSet set = make_set(model, data, q, fc.c.kernels, fc.c.perturb, rng, ref, kp, kd);
       ConstrainedWorkspace ws(model, set.dim());
       const SolveReport report =
           constrained_forward_dynamics(model, data, ws, set, q, v, tau, f_ext, ConstrainedMethod::RangeSpace);
@@ -377,7 +404,7 @@ TEST(GeneratedKernels, ExternalForcesMatchTheRecursionsAndTheSolver) {
       ASSERT_TRUE(fc.dynamics(q.data(), v.data(), tau.data(), packed.data(), ref.data(), kp.data(), kd.data(), nullptr,
                               qdd.data(), lambda.data()));
       EXPECT_LT(test::rel_err(qdd, data.ddq), 1e-9);
-      EXPECT_LT(test::rel_err(lambda, set.lambda()), 1e-9);
+      EXPECT_LT(test::rel_err(lambda, ws.lambda.head(set.dim())), 1e-9);
     }
   }
 }
@@ -504,7 +531,7 @@ TEST(GeneratedKernels, AnySubsetOfFramesAndLocksMatchesTheSolvers) {
     VectorX expect_lambda = VectorX::Zero(g::m), expect_Lambda = VectorX::Zero(g::m);
     for (int c = 0, at = 0, from = 0; c < 7; at += rows[c], ++c)
       if (active[c] != 0.0) {
-        expect_lambda.segment(at, rows[c]) = set.lambda().segment(from, rows[c]);
+        expect_lambda.segment(at, rows[c]) = ws.lambda.segment(from, rows[c]);
         expect_Lambda.segment(at, rows[c]) = jump.Lambda.segment(from, rows[c]);
         from += rows[c];
       }
@@ -563,6 +590,38 @@ TEST(GeneratedKernels, BodyStatesMatchForwardKinematics) {
 }
 
 // An unknown or repeated locked joint is refused, naming it.
+TEST(GeneratedKernels, ConstrainedLayoutPlacesEachDeclaredConstraint) {
+  const Model m = test::mixed_model(true);
+  // A weld, a point loop, three locks and two distances.
+  const ConstrainedLayout l =
+      constrained_layout(m, {{"tip", true}, {"leg", false, "arm2"}}, {"j_sph", "root", "j_prism"},
+                         {{"tip", "leg"}, {"arm3", "world_mark"}});
+  ASSERT_EQ(l.declared.size(), 7u);
+  const std::vector<std::array<int, 4>> expect = {
+      {0, 0, 12, 6},  {12, 6, 12, 3}, {24, 9, 4, 3}, {28, 12, 7, 6},
+      {35, 18, 1, 1}, {36, 19, 1, 1}, {37, 20, 1, 1}};  // ref, row, nq, rows
+  for (std::size_t c = 0; c < expect.size(); ++c) {
+    const auto& d = l.declared[c];
+    EXPECT_EQ((std::array<int, 4>{d.ref, d.row, d.nq, d.rows}), expect[c]) << c;
+  }
+  EXPECT_EQ(l.ref_size, 38);
+  EXPECT_EQ(l.frame_rows, 9);
+  EXPECT_EQ(l.lock_rows, 10);
+  EXPECT_EQ(l.m, 21);
+  EXPECT_THROW(constrained_layout(m, {}, {}, {{"tip", "tip"}}), std::invalid_argument);  // to itself
+  try {  // ur5's base_link and base are both on the world (fixed base)
+    constrained_layout(load_urdf(test::model_path("ur5")), {}, {}, {{"base_link", "base"}});
+    ADD_FAILURE() << "accepted a distance between two frames on the world";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("both on the world"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(constrained_layout(m, {}, {}, {{"tip", "nope"}}), std::invalid_argument);    // unknown
+  EXPECT_THROW(constrained_layout(m, {{"tip", false, "tip"}}, {}), std::invalid_argument);  // held to itself
+  EXPECT_THROW(constrained_layout(m, {{"world_mark", true}}, {}), std::invalid_argument);   // on the world
+  EXPECT_THROW(constrained_layout(m, {}, {"j_rev", "j_rev"}), std::invalid_argument);       // locked twice
+  EXPECT_THROW(constrained_layout(m, {{"nope", true}}, {}), std::invalid_argument);
+}
+
 TEST(GeneratedKernels, LockedJointsAreChecked) {
   const Model m = test::mixed_model(true);
   CodegenOptions options;
@@ -608,9 +667,42 @@ TEST(GeneratedKernels, HeldFramesAreChecked) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("on the world"), std::string::npos) << e.what();
   }
+  options.held_frames = {{"tip", false, "no_such_frame"}};
+  try {
+    generate_kernels(m, "bad", options);
+    ADD_FAILURE() << "accepted a loop to an unknown frame";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("no_such_frame"), std::string::npos) << e.what();
+  }
+  options.held_frames = {{"tip", true, "tip"}};
+  try {
+    generate_kernels(m, "bad", options);
+    ADD_FAILURE() << "accepted a frame held to itself";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("held to itself"), std::string::npos) << e.what();
+  }
   const auto r = test::run_cli("codegen " + test::model_path("ur5") + " --name x --hold tool0 -o /tmp");
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.output.find("expected weld:FRAME or point:FRAME"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("expected weld:FRAME, point:FRAME"), std::string::npos) << r.output;
+  // A loop from the CLI: FRAME@OTHER.
+  test::ScratchDir dir("codegen_loop");
+  const auto loop =
+      test::run_cli("codegen " + test::model_path("ur5") + " --name x --hold point:tool0@base_link -o " + dir.path());
+  ASSERT_EQ(loop.code, 0) << loop.output;
+  std::ifstream h(dir.path() + "/x.hpp");
+  const std::string header((std::istreambuf_iterator<char>(h)), {});
+  EXPECT_NE(header.find("point tool0 to base_link"), std::string::npos);
+  // A distance from the CLI: FRAME@OTHER, after the locks.
+  const auto dist = test::run_cli("codegen " + test::model_path("ur5") + " --name y --hold weld:tool0 --lock " +
+                                  "elbow_joint --distance tool0@upper_arm_link -o " + dir.path());
+  ASSERT_EQ(dist.code, 0) << dist.output;
+  std::ifstream hy(dir.path() + "/y.hpp");
+  const std::string hdr((std::istreambuf_iterator<char>(hy)), {});
+  EXPECT_NE(hdr.find("weld tool0, lock elbow_joint, distance tool0 to upper_arm_link"), std::string::npos) << hdr;
+  EXPECT_NE(hdr.find("inline constexpr int m = 8;"), std::string::npos) << hdr;
+  const auto bad = test::run_cli("codegen " + test::model_path("ur5") + " --name z --distance tool0 -o " + dir.path());
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.output.find("expected FRAME@OTHER"), std::string::npos) << bad.output;
 }
 
 }  // namespace

@@ -28,6 +28,32 @@ TEST(ConstraintSet, AddRemoveEnableDisableByName) {
   EXPECT_EQ(set.enabled_names(), std::vector<std::string>{"brake"});
 }
 
+TEST(ConstraintSet, RowsOfPicksOneConstraintsEntriesOfAStackedVector) {
+  const Model model = load_urdf(test::model_path("ur5"));
+  ConstraintSet set(model);
+  set.add(std::make_shared<FrameConstraint>("tool", "tool0", AxisMask::point()));
+  set.add(std::make_shared<JointLock>("brake", std::vector<std::string>{"elbow_joint", "wrist_1_joint"}));
+  const VectorX stacked = VectorX::LinSpaced(7, 1.0, 7.0);  // longer than dim() = 5, as a workspace's λ
+  EXPECT_EQ(set.rows_of("tool", stacked), Vector3(1.0, 2.0, 3.0));
+  EXPECT_EQ(set.rows_of("brake", stacked), Eigen::Vector2d(4.0, 5.0));
+  set.disable("tool");
+  EXPECT_EQ(set.rows_of("brake", stacked), Eigen::Vector2d(1.0, 2.0));
+  try {
+    set.rows_of("tool", stacked);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("'tool' is disabled"));
+  }
+  try {
+    set.rows_of("brake", VectorX::Zero(1));
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("rows_of('brake')"));
+    EXPECT_THAT(e.what(), HasSubstr("1 entries"));
+  }
+  EXPECT_THROW(set.rows_of("nope", stacked), std::invalid_argument);
+}
+
 TEST(ConstraintSet, ErrorsNameTheProblem) {
   const Model model = load_urdf(test::model_path("ur5"));
   ConstraintSet set(model);

@@ -114,13 +114,13 @@ TEST(Segway, InitialAccelerationMatchesTheLagrangeEquations) {
     EXPECT_NEAR(s.data.ddq[4] + s.data.ddq[s.axle_v], phi_dd, 1e-10);
     EXPECT_NEAR(s.data.ddq[0], kR * theta_dd, 1e-10);  // rolling: ẍ = r θ̈
     EXPECT_NEAR(s.data.ddq[2], 0.0, 1e-10);
-    const VectorX f = s.set.lambda("rolling");
+    const VectorX f = s.set.rows_of("rolling", s.ws.lambda);
     const double xdd_body = kR * theta_dd + kL * std::cos(phi) * phi_dd;  // body centre of mass, at rest
     const double zdd_body = -kL * std::sin(phi) * phi_dd;
     EXPECT_NEAR(f[0], kMw * kR * theta_dd + kMb * xdd_body, 1e-9);
     EXPECT_NEAR(f[1], 0.0, 1e-9);
     EXPECT_NEAR(f[2], (kMw + kMb) * kG + kMb * zdd_body, 1e-9);
-    EXPECT_LT(s.set.lambda("planar").norm(), 1e-9);  // nothing pushes it out of the plane
+    EXPECT_LT(s.set.rows_of("planar", s.ws.lambda).norm(), 1e-9);  // nothing pushes it out of the plane
   }
 }
 

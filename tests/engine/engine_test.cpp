@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -587,6 +588,39 @@ TEST(Engine, ARunKilledHalfwayLeavesACsvThatParsesToTheLastCompleteRow) {
   std::stringstream text;
   text << status_file.rdbuf();
   EXPECT_NE(text.str().find("running"), std::string::npos) << text.str();
+}
+
+TEST(Engine, MultipliersAreTheInstantsResultAndTheLogsColumns) {
+  // talos on a fixed base with each joint locked: 32 rows, more than the solver workspace's first
+  // size (24). At rest the locks hold the joints against gravity: M v̇ + h = τ + Eᵀ λ with v̇ = 0,
+  // τ = 0 gives λ = g(q), the gravity torques.
+  Robot robot = Robot::from_urdf(test::model_path("talos_reduced"));
+  const Model& m = robot.model();
+  for (Index j = 0; j < m.njoints; ++j)
+    robot.constraints().add(
+        std::make_shared<JointLock>("lock." + m.joint_names[j], std::vector<std::string>{m.joint_names[j]}));
+  ASSERT_GT(robot.constraints().dim(), 24);
+  SimulationOptions o;
+  o.record_samples = true;
+  Simulator sim(robot, o);
+  EXPECT_EQ(sim.multipliers().size(), 0);  // before a run
+  const RunResult r = sim.run(0.01);
+  ASSERT_TRUE(r.ok()) << r.message;
+  const VectorX lambda = sim.multipliers();
+  ASSERT_EQ(lambda.size(), robot.constraints().dim());
+  Data data(m);
+  const VectorX g = rnea(m, data, sim.q(), VectorX::Zero(m.nv), VectorX::Zero(m.nv));
+  EXPECT_GT(g.cwiseAbs().maxCoeff(), 1.0);
+  EXPECT_LT(test::rel_err(lambda, g), 1e-9);
+  // One lock's entries by name, and the last sample's lambda.* columns: the same numbers.
+  const std::string& knee = m.joint_names[3];
+  EXPECT_EQ(robot.constraints().rows_of("lock." + knee, lambda)[0], g[m.idx_v[m.joint_id(knee)]]);
+  const auto& cols = r.columns;
+  for (Index j = 0; j < m.njoints; ++j) {
+    const auto it = std::find(cols.begin(), cols.end(), "lambda.lock." + m.joint_names[j] + ".0");
+    ASSERT_NE(it, cols.end());
+    EXPECT_EQ(r.samples.back()[it - cols.begin()], lambda[m.idx_v[j]]) << m.joint_names[j];
+  }
 }
 
 }  // namespace

@@ -49,7 +49,7 @@ Outcome run(bool use_generated, Change change = Change::None) {
   out.result = sim.run(0.2);
   out.q = sim.q();
   out.v = sim.v();
-  out.lambda = h.robot.constraints().lambda();
+  out.lambda = sim.multipliers();
   out.generated = sim.generated_evaluations();
   return out;
 }

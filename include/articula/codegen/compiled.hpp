@@ -20,7 +20,8 @@ class CompileError : public std::runtime_error {
 };
 
 struct CompileOptions {
-  /// Frames held in the world for constrained_dynamics / velocity_jump (as `codegen --hold`).
+  /// Frames held in the world or to another frame (loops) for constrained_dynamics /
+  /// velocity_jump (as `codegen --hold`).
   std::vector<HeldFrame> held_frames;
   /// Joints locked in the constrained kernels (CodegenOptions::locked_joints, `codegen --lock`).
   std::vector<std::string> locked_joints;
@@ -48,6 +49,8 @@ struct CompileOptions {
   /// faster (talos on 2 cores: 17 s whole, 8 s in parts of 5000) but the kernels run 12–22 %
   /// slower (docs/codegen.md, "Kernels in parts"), so by default the kernels are whole.
   int max_statements = 0;
+  /// Distances held in the constrained kernels (CodegenOptions::distances, `codegen --distance`).
+  std::vector<HeldDistance> distances = {};
 };
 
 /// Loaded kernels; the library stays loaded while this object (or a GeneratedDynamics made
@@ -62,6 +65,7 @@ struct CompiledKernels {
   std::vector<HeldFrame> held_frames;
   std::vector<std::string> locked_joints;
   std::vector<std::string> state_frames;
+  std::vector<HeldDistance> distances;
   bool external_forces = false;  ///< compiled with CompileOptions::external_forces
   RneaKernel rnea = nullptr;
   CrbaKernel crba = nullptr;

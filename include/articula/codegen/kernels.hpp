@@ -43,11 +43,43 @@ struct GeneratedKernels {
 };
 
 /// A frame held in the world, as FrameConstraint(name, frame, AxisMask::weld()) (6 rows:
-/// linear then angular) or AxisMask::point() (3 rows), for the constrained kernels.
+/// linear then angular) or AxisMask::point() (3 rows), for the constrained kernels; or, with
+/// `relative_to`, held to that frame: a loop closure, as LoopConstraint(name, frame,
+/// relative_to, mask) (its rows in relative_to's axes).
 struct HeldFrame {
   std::string frame;
   bool weld = true;
+  std::string relative_to = {};  ///< empty: the world
 };
+
+/// The distance between two frames' origins held, as DistanceConstraint(name, frame_a, frame_b)
+/// (1 row), for the constrained kernels.
+struct HeldDistance {
+  std::string frame_a, frame_b;
+};
+
+/// Where the declared constraints of the constrained kernels (the held frames, then the locked
+/// joints, then the held distances, in their order) sit in the kernels' arrays: each one's first
+/// entry in `ref` and in `lambda` / `Lambda`, and their counts (a held frame: 12 reference
+/// numbers, 6 or 3 rows; a locked joint: its nq and nv; a distance: 1 and 1). The generated
+/// header's constants (ref_size, frame_rows, m) and every caller of the kernels take them from
+/// here.
+struct ConstrainedLayout {
+  struct Declared {
+    int ref = 0, row = 0, nq = 0, rows = 0;
+  };
+  std::vector<Declared> declared;
+  int ref_size = 0;    ///< numbers in `ref`
+  int frame_rows = 0;  ///< rows of the held frames
+  int lock_rows = 0;   ///< rows of the locked joints (after the frames')
+  int m = 0;           ///< rows in all (the size of lambda; the distances' come last)
+};
+/// Throws std::invalid_argument for an unknown frame or joint (listing the valid names), a held
+/// frame on the world, a frame held to itself, a distance between a frame and itself or
+/// between two frames on the world, or a joint locked twice.
+ConstrainedLayout constrained_layout(const Model& model, const std::vector<HeldFrame>& held,
+                                     const std::vector<std::string>& locked,
+                                     const std::vector<HeldDistance>& distances = {});
 
 struct CodegenOptions {
   std::string origin;  // where the model came from (e.g. the URDF path), for the heading comment
@@ -82,6 +114,9 @@ struct CodegenOptions {
   /// these frames (the elastic contacts' kinematics, in place of a whole forward_kinematics).
   /// Throws std::invalid_argument for an unknown frame or one on the world.
   std::vector<std::string> state_frames = {};
+  /// Also in the constrained kernels: these distances held, as DistanceConstraint (one row
+  /// each; its reference distance in `ref`); declared after the locked joints.
+  std::vector<HeldDistance> distances = {};
 };
 
 /// Generates the kernels of `model` in namespace articula::generated::<name> (`name` must be

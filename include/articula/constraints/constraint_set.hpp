@@ -1,6 +1,7 @@
 #pragma once
 /// The constraints registered on a robot, by name: add, remove, enable, disable, look up,
-/// list; assembles the rows of the enabled ones for the solvers and keeps their multipliers.
+/// list; assembles the rows of the enabled ones for the solvers. The multipliers are results of
+/// a solve, in its workspace (ConstrainedWorkspace::lambda), not state of the set.
 #include <memory>
 #include <string>
 #include <vector>
@@ -64,11 +65,10 @@ class ConstraintSet {
   /// When every enabled constraint is a JointLock: the locked dof of each row, in row order
   /// (the rows are unit rows e_dofᵀ); empty otherwise. Lets the solvers use hybrid dynamics.
   const std::vector<int>& lock_dofs() const { return lock_dofs_; }
-  /// Multipliers of every enabled constraint (m), written by the solvers.
-  Eigen::VectorBlock<VectorX> lambda() { return lambda_.head(dim_); }
-  auto lambda() const { return lambda_.head(dim_); }
-  /// Multipliers of one enabled constraint.
-  VectorX lambda(const std::string& name) const;
+  /// One enabled constraint's entries of a vector stacked in row order, such as the multipliers
+  /// of a solve (`set.rows_of("tip", ws.lambda)`), gamma() or error(). Throws
+  /// std::invalid_argument for an unknown or disabled name, or a vector shorter than dim().
+  VectorX rows_of(const std::string& name, VectorRef stacked) const;
 
  private:
   struct Entry {
@@ -90,7 +90,7 @@ class ConstraintSet {
   std::vector<Entry> entries_;
   int dim_ = 0;
   MatrixX J_;
-  VectorX gamma_, drift_, error_, lambda_, jv_;
+  VectorX gamma_, drift_, error_, jv_;
   VectorX scratch_gamma_, scratch_error_;  // compute_jacobian(): γ and e of constraints without a J-only path
   std::vector<int> lock_dofs_;
 };

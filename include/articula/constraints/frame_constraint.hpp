@@ -80,6 +80,8 @@ class DistanceConstraint : public Constraint {
   void compute(const Model& model, const Data& data, VectorRef q, VectorRef v, Eigen::Ref<MatrixX> J,
                Eigen::Ref<VectorX> gamma, Eigen::Ref<VectorX> error) override;
   double distance() const { return distance_; }
+  const std::string& frame_a() const { return frame_a_; }
+  const std::string& frame_b() const { return frame_b_; }
 
  private:
   std::string frame_a_, frame_b_;

@@ -160,8 +160,9 @@ struct RunResult {
 /// Kernels written by `articula codegen` for this robot's model (docs/codegen.md), which the
 /// Simulator calls in place of the runtime algorithms where they apply: `aba` when no
 /// constraint is enabled; `constrained_dynamics` when every enabled constraint is one the
-/// kernels declare — a FrameConstraint in the world on one of `held_frames` with its mask, or
-/// a JointLock (a brake's, a limit stop's) of joints in `locked_joints` — and the method is
+/// kernels declare — a FrameConstraint in the world or a LoopConstraint on one of
+/// `held_frames` with its frames and mask, a DistanceConstraint between the frames of one of
+/// `distances`, or a JointLock (a brake's, a limit stop's) of joints in `locked_joints` — and the method is
 /// Auto or RangeSpace. The kernels' `active` input switches the declared ones on and off, so
 /// any subset of them runs on the kernels. With elastic contacts, their `_fext` forms
 /// (generated with external forces) in the same cases; without those, the runtime
@@ -179,18 +180,22 @@ struct GeneratedDynamics {
   /// hold every contact's frame), called in place of a whole forward_kinematics.
   BodyStatesKernel body_states = nullptr;
   std::vector<std::string> state_frames = {};
+  std::vector<HeldDistance> distances = {};  ///< the --distance list of the kernels
 };
 
-/// The held frames to compile for `robot` (compile_kernels): its FrameConstraints in the world
-/// with the weld or point mask, in their order. A set with other constraints enabled runs on
-/// the runtime solver.
+/// The held frames to compile for `robot` (compile_kernels): its FrameConstraints (in the world)
+/// and LoopConstraints (to another frame) with the weld or point mask, in their order. A set
+/// with other constraints enabled (distances, wheels, callbacks, other masks) runs on the
+/// runtime solver.
 std::vector<HeldFrame> compilable_held_frames(const Robot& robot);
 /// The joints to lock in the compiled kernels for `robot`: those of its JointLocks and of its
 /// brakes, and, when `joint_limits`, the revolute and prismatic joints with a finite limit
 /// (the Simulator's limit stops), in model order.
 std::vector<std::string> compilable_locked_joints(const Robot& robot, bool joint_limits);
-/// The options compile_kernels needs for `robot`: its compilable_held_frames and
-/// compilable_locked_joints, the kernels with external forces and body_states of the contacts'
+/// The distances to compile for `robot`: its DistanceConstraints, in their order.
+std::vector<HeldDistance> compilable_distances(const Robot& robot);
+/// The options compile_kernels needs for `robot`: its compilable_held_frames,
+/// compilable_locked_joints and compilable_distances, the kernels with external forces and body_states of the contacts'
 /// frames when it has elastic contacts,
 /// and only the kernels the engine calls (CompileOptions::engine_kernels_only).
 CompileOptions compile_options_for(const Robot& robot, const SimulationOptions& options = {});
@@ -267,6 +272,12 @@ class Simulator {
   const std::vector<BrakeState>& brake_states() const;
   const VectorX& brake_torques() const;
   const VectorX& brake_energy() const;
+  /// The multipliers λ of the enabled constraints at the current instant (the evaluation that
+  /// gives vdot() and sensors(); the log's lambda.* columns) [N, N·m], in the enabled
+  /// constraints' row order: robot().constraints().rows_of(name, λ) for one. Empty when none is
+  /// enabled or before a run; after a failed evaluation, those of the last successful instant.
+  /// The solvers' result (ConstrainedWorkspace::lambda), not state of the ConstraintSet.
+  VectorX multipliers() const;
   std::vector<std::string> sensor_channels() const;  ///< "<sensor>.<channel>"
   std::vector<std::string> log_columns() const;
   const Robot& robot() const;

@@ -30,8 +30,8 @@ enum class SolveStatus {
                  ///< leaves range J (the velocity leaves the constraint manifold at second order):
                  ///< least-squares v̇ (no v̇ does better: the unmet part does not depend on v̇), not a failure
   Inconsistent,  ///< dependent rows that contradict each other: v̇ satisfies them in least squares
-  Singular,      ///< M not positive definite (or reduced system singular): no solution written
-  NonFinite,     ///< NaN / inf in the inputs or the result: no solution written
+  Singular,      ///< M not positive definite (or reduced system singular): data.ddq and ws.lambda unspecified
+  NonFinite,     ///< NaN / inf in the inputs or the result: data.ddq and ws.lambda unspecified
 };
 std::string to_string(SolveStatus status);
 
@@ -54,7 +54,7 @@ struct ConstrainedWorkspace {
   void reserve(int rows);
   int nv;
   VectorX b;                     ///< (nv) τ − h + Σ Jᵀ f_ext
-  VectorX lambda;                ///< (m) multipliers of the last solve
+  VectorX lambda;                ///< (capacity ≥ m) the multipliers of the last solve in its first m entries
   VectorX a_free;                ///< (nv) scratch of the methods (range space: D⁻¹ L⁻ᵀ b)
   MatrixX K;                     ///< KKT matrix (nv + m)²
   VectorX rhs, sol;              ///< (nv + m)
@@ -68,9 +68,9 @@ struct ConstrainedWorkspace {
   std::vector<char> prescribed;  ///< (njoints) hybrid method: joints whose acceleration is given
   VectorX qdd;                   ///< (nv) hybrid method: the given accelerations
   MatrixX MZ, ZMZ;
-  MatrixX Rt;                    ///< (m × m) rank-deficient rows: [R₁₁ R₁₂] of the pivoted QR of Jᵀ
-  MatrixX G;                     ///< (m × m) R_t R_tᵀ
-  VectorX row_a, row_b;          ///< (m) scratch of the rank-deficient path
+  MatrixX Rt;            ///< (m × m) rank-deficient rows: [R₁₁ R₁₂] of the pivoted QR of Jᵀ
+  MatrixX G;             ///< (m × m) R_t R_tᵀ
+  VectorX row_a, row_b;  ///< (m) scratch of the rank-deficient path
   Eigen::LLT<MatrixX> Gllt;
   Eigen::PartialPivLU<MatrixX> lu;
   Eigen::LDLT<MatrixX> ldlt;
@@ -89,7 +89,8 @@ SolveReport solve_constrained(const Model& model, Data& data, ConstrainedWorkspa
                               ConstrainedMethod method = ConstrainedMethod::Auto);
 
 /// The rows of the enabled constraints of `set` at (q, v) (with Baumgarte terms), then
-/// solve_constrained(); the multipliers are stored in set.lambda(). When every enabled
+/// solve_constrained(); the multipliers are in ws.lambda.head(set.dim()), in the set's row order
+/// (set.rows_of(name, ws.lambda) for one constraint). When every enabled
 /// constraint is a JointLock, Auto (and Hybrid) use hybrid dynamics: aba_prescribed() with
 /// q̈_locked = −γ and λ = τ_required − τ on the locked dofs (one O(n) pass, M never formed);
 /// Hybrid on any other set falls back to the range-space method (report.method says which).

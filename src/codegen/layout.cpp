@@ -1,0 +1,46 @@
+// The layout of the constrained kernels' declared constraints (codegen/kernels.hpp).
+#include <stdexcept>
+
+#include "articula/codegen/kernels.hpp"
+
+namespace articula {
+
+ConstrainedLayout constrained_layout(const Model& model, const std::vector<HeldFrame>& held,
+                                     const std::vector<std::string>& locked,
+                                     const std::vector<HeldDistance>& distances) {
+  ConstrainedLayout out;
+  auto declare = [&out](int nq, int rows) {
+    out.declared.push_back({out.ref_size, out.m, nq, rows});
+    out.ref_size += nq;
+    out.m += rows;
+  };
+  for (const HeldFrame& h : held) {
+    const Index f = model.frame_id(h.frame);  // throws, naming the frame and listing the valid ones
+    if (model.frames[f].parent == kWorld)
+      throw std::invalid_argument("codegen: frame '" + h.frame + "' is on the world: holding it constrains nothing");
+    if (!h.relative_to.empty()) {
+      model.frame_id(h.relative_to);  // throws, naming the frame and listing the valid ones
+      if (h.relative_to == h.frame) throw std::invalid_argument("codegen: frame '" + h.frame + "' is held to itself");
+    }
+    declare(12, h.weld ? 6 : 3);
+  }
+  out.frame_rows = out.m;
+  for (std::size_t l = 0; l < locked.size(); ++l) {
+    const Index j = model.joint_id(locked[l]);  // throws, naming the joint and listing the valid ones
+    for (std::size_t o = 0; o < l; ++o)
+      if (locked[o] == locked[l]) throw std::invalid_argument("codegen: joint '" + locked[l] + "' is locked twice");
+    declare(model.nq_joint[j], model.nv_joint[j]);
+  }
+  out.lock_rows = out.m - out.frame_rows;
+  for (const HeldDistance& d : distances) {
+    const Index a = model.frame_id(d.frame_a), b = model.frame_id(d.frame_b);  // throw, listing the valid ones
+    if (a == b) throw std::invalid_argument("codegen: distance from frame '" + d.frame_a + "' to itself");
+    if (model.frames[a].parent == kWorld && model.frames[b].parent == kWorld)
+      throw std::invalid_argument("codegen: frames '" + d.frame_a + "' and '" + d.frame_b +
+                                  "' are both on the world: holding their distance constrains nothing");
+    declare(1, 1);
+  }
+  return out;
+}
+
+}  // namespace articula
