@@ -90,7 +90,7 @@ void check_name(const std::string& name) {
 struct CodegenArgs {
   std::string path, name, dir = ".";
   bool floating = false, quiet = false;
-  std::vector<std::string> holds, distances;
+  std::vector<std::string> holds, distances, wheels;
   CodegenOptions options;
 };
 
@@ -109,17 +109,45 @@ int run_codegen(CodegenArgs a) {
       std::filesystem::path(a.path).filename().string() + (a.floating ? " (floating base)" : " (fixed base)");
   for (const std::string& h : a.holds) {
     const auto colon = h.find(':');
-    const std::string kind = colon == std::string::npos ? "" : h.substr(0, colon);
-    if (kind != "weld" && kind != "point")
+    if (colon == std::string::npos)
       throw std::invalid_argument("codegen: --hold '" + h +
-                                  "': expected weld:FRAME, point:FRAME, weld:FRAME@OTHER or point:FRAME@OTHER");
+                                  "': expected weld:FRAME, point:FRAME, AXES:FRAME (e.g. rxrz:FRAME), "
+                                  "or any of them with @OTHER");
     const auto [frame, other] = frame_pair(h.substr(colon + 1));
-    options.held_frames.push_back({frame, kind == "weld", other});
+    options.held_frames.push_back(held_frame(frame, h.substr(0, colon), other));
   }
   for (const std::string& d : a.distances) {
     const auto [frame_a, frame_b] = frame_pair(d);
     if (frame_b.empty()) throw std::invalid_argument("codegen: --distance '" + d + "': expected FRAME@OTHER");
     options.distances.push_back({frame_a, frame_b});
+  }
+  for (const std::string& w : a.wheels) {
+    // FRAME,RADIUS,AX,AY,AZ[,NX,NY,NZ,HEIGHT]
+    std::vector<std::string> f;
+    for (std::size_t from = 0;;) {
+      const auto comma = w.find(',', from);
+      f.push_back(w.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
+      if (comma == std::string::npos) break;
+      from = comma + 1;
+    }
+    std::vector<double> x;
+    try {
+      for (std::size_t i = 1; i < f.size(); ++i) {
+        std::size_t used = 0;
+        x.push_back(std::stod(f[i], &used));
+        if (used != f[i].size()) throw std::invalid_argument(f[i]);
+      }
+    } catch (const std::exception&) {
+      x.clear();
+    }
+    if (x.size() != 4 && x.size() != 8)
+      throw std::invalid_argument("codegen: --wheel '" + w + "': expected FRAME,RADIUS,AX,AY,AZ[,NX,NY,NZ,HEIGHT]");
+    HeldWheel held{f[0], x[0], Vector3(x[1], x[2], x[3]).normalized()};
+    if (x.size() == 8) {
+      held.normal = Vector3(x[4], x[5], x[6]).normalized();
+      held.height = x[7];
+    }
+    options.wheels.push_back(held);
   }
   const GeneratedKernels k = generate_kernels(model, a.name, options);
   const std::filesystem::path out_dir(a.dir);
@@ -154,8 +182,9 @@ Command add_codegen_command(CLI::App& app) {
       ->check(CLI::Range(0.0, 1e-3));
   sub->add_option("--hold", a.holds,
                   "weld:FRAME or point:FRAME, repeatable: also write constrained_dynamics and velocity_jump "
-                  "for these frames held in the world, in this order; weld:FRAME@OTHER, point:FRAME@OTHER: "
-                  "held to frame OTHER (a loop closure, as LoopConstraint)");
+                  "for these frames held in the world, in this order; AXES:FRAME holds the axes listed (as "
+                  "AxisMask, e.g. rxrz); KIND:FRAME@OTHER holds FRAME to frame OTHER (a loop closure, as "
+                  "LoopConstraint)");
   sub->add_option("--lock", a.options.locked_joints,
                   "JOINT, repeatable: also lock this joint in constrained_dynamics and velocity_jump (as a "
                   "JointLock; after the held frames). The kernels' `active` input switches each held frame "
@@ -174,6 +203,11 @@ Command add_codegen_command(CLI::App& app) {
   sub->add_option("--distance", a.distances,
                   "FRAME@OTHER, repeatable: also hold the distance between the two frames' origins in "
                   "constrained_dynamics and velocity_jump (as a DistanceConstraint; after the locks)");
+  sub->add_option("--wheel", a.wheels,
+                  "FRAME,RADIUS,AX,AY,AZ[,NX,NY,NZ,HEIGHT], repeatable: also make the wheel whose centre is "
+                  "FRAME roll on the plane n.x = HEIGHT (default normal 0,0,1, height 0) in "
+                  "constrained_dynamics and velocity_jump (as a WheelConstraint, axis in FRAME; after the "
+                  "distances)");
   return [args] { return run_codegen(*args); };
 }
 

@@ -21,7 +21,7 @@ struct Sizes {
 // raises for names the model lacks, as compile_kernels would).
 Sizes sizes_for(const Model& model, const CompileOptions& o) {
   const ConstrainedLayout layout =
-      constrained_layout(model, o.held_frames, o.locked_joints, o.distances);  // checks the names
+      constrained_layout(model, o.held_frames, o.locked_joints, o.distances, o.wheels);  // checks the names
   return {model.nq, model.nv, model.njoints, static_cast<int>(layout.declared.size()), layout.ref_size, layout.m};
 }
 
@@ -40,13 +40,10 @@ std::vector<HeldFrame> held_arg(const py::object& held) {
     const auto pair = item.cast<py::tuple>();
     if (pair.size() != 2 && pair.size() != 3)
       raise(errors().argument,
-            "held_frames: each entry is a frame name, a (frame, 'weld' | 'point') pair or a (frame, 'weld' | "
-            "'point', other_frame) triple (a loop closure)");
-    const auto kind = pair[1].cast<std::string>();
-    if (kind != "weld" && kind != "point")
-      raise(errors().argument, "held_frames: the kind of frame '" + pair[0].cast<std::string>() +
-                                   "' must be 'weld' or 'point', got '" + kind + "'");
-    out.push_back({pair[0].cast<std::string>(), kind == "weld", pair.size() == 3 ? pair[2].cast<std::string>() : ""});
+            "held_frames: each entry is a frame name, a (frame, kind) pair or a (frame, kind, other_frame) "
+            "triple (a loop closure), kind 'weld', 'point' or an axis list such as 'rxrz'");
+    out.push_back(held_frame(pair[0].cast<std::string>(), pair[1].cast<std::string>(),
+                             pair.size() == 3 ? pair[2].cast<std::string>() : ""));
   }
   return out;
 }
@@ -55,9 +52,9 @@ py::list held_list(const std::vector<HeldFrame>& held) {
   py::list out;
   for (const HeldFrame& f : held) {
     if (f.relative_to.empty())
-      out.append(py::make_tuple(f.frame, f.weld ? "weld" : "point"));
+      out.append(py::make_tuple(f.frame, f.kind()));
     else
-      out.append(py::make_tuple(f.frame, f.weld ? "weld" : "point", f.relative_to));
+      out.append(py::make_tuple(f.frame, f.kind(), f.relative_to));
   }
   return out;
 }
@@ -85,11 +82,32 @@ py::list distances_list(const std::vector<HeldDistance>& distances) {
   return out;
 }
 
+// (frame, radius, axis, normal, height) tuples, axis and normal normalized as WheelConstraint does.
+std::vector<HeldWheel> wheels_arg(const py::object& wheels) {
+  std::vector<HeldWheel> out;
+  if (wheels.is_none()) return out;
+  for (const py::handle item : wheels) {
+    const auto t = item.cast<py::tuple>();
+    if (t.size() != 5) raise(errors().argument, "wheels: each entry is a (frame, radius, axis, normal, height) tuple");
+    out.push_back({t[0].cast<std::string>(), t[1].cast<double>(), vec3_arg(t[2], "axis").normalized(),
+                   vec3_arg(t[3], "normal").normalized(), t[4].cast<double>()});
+  }
+  return out;
+}
+
+py::list wheels_list(const std::vector<HeldWheel>& wheels) {
+  py::list out;
+  for (const HeldWheel& w : wheels)
+    out.append(py::make_tuple(w.frame, w.radius, to_array(w.axis), to_array(w.normal), w.height));
+  return out;
+}
+
 CompileOptions compile_options(const py::object& held, bool external_forces, const std::string& cache_dir,
                                const std::string& compiler, const std::string& flags, int jobs,
                                const py::object& locked, int max_statements, const py::object& states,
-                               const py::object& distances) {
+                               const py::object& distances, const py::object& wheels) {
   CompileOptions o;
+  o.wheels = wheels_arg(wheels);
   if (!states.is_none()) o.state_frames = states.cast<std::vector<std::string>>();
   o.distances = distances_arg(distances);
   o.max_statements = max_statements;
@@ -111,14 +129,15 @@ void def_compile(py::module_& m, const char* name, Body body, const std::string&
       name,
       [body](const Model& model, const py::object& held, bool external_forces, const std::string& cache_dir,
              const std::string& compiler, const std::string& flags, int jobs, const py::object& locked,
-             int max_statements, const py::object& states, const py::object& distances) {
+             int max_statements, const py::object& states, const py::object& distances, const py::object& wheels) {
         return body(model, compile_options(held, external_forces, cache_dir, compiler, flags, jobs, locked,
-                                           max_statements, states, distances));
+                                           max_statements, states, distances, wheels));
       },
       py::arg("model"), py::arg("held_frames") = py::none(), py::arg("external_forces") = false,
       py::arg("cache_dir") = "", py::arg("compiler") = "", py::arg("flags") = CompileOptions{}.flags,
       py::arg("jobs") = 0, py::arg("locked_joints") = py::none(), py::arg("max_statements") = 0,
-      py::arg("state_frames") = py::none(), py::arg("distances") = py::none(), doc.c_str());
+      py::arg("state_frames") = py::none(), py::arg("distances") = py::none(), py::arg("wheels") = py::none(),
+      doc.c_str());
 }
 
 // rnea and aba: (q, v, x) → a new (nv,) array, with the shapes checked.
@@ -154,13 +173,17 @@ void init_compiled(py::module_& m) {
           "units", [](const PyCompiled& c) { return c.k->units; }, "Translation units compiled (0 from the cache).")
       .def_property_readonly(
           "held_frames", [](const PyCompiled& c) { return held_list(c.k->held_frames); },
-          "[(frame, 'weld' | 'point') or (frame, 'weld' | 'point', other_frame)] of the constrained kernels.")
+          "[(frame, kind) or (frame, kind, other_frame)] of the constrained kernels, kind 'weld', 'point' or "
+          "the axes held ('rxrz').")
       .def_property_readonly(
           "locked_joints", [](const PyCompiled& c) { return c.k->locked_joints; },
           "The joints locked in the constrained kernels.")
       .def_property_readonly(
           "distances", [](const PyCompiled& c) { return distances_list(c.k->distances); },
           "[(frame_a, frame_b)]: the distances held in the constrained kernels.")
+      .def_property_readonly(
+          "wheels", [](const PyCompiled& c) { return wheels_list(c.k->wheels); },
+          "[(frame, radius, axis, normal, height)]: the wheels rolling in the constrained kernels.")
       .def_property_readonly(
           "external_forces", [](const PyCompiled& c) { return c.k->external_forces; },
           "True when compiled with the kernels that take external forces (aba with f_ext; the elastic "
@@ -283,12 +306,14 @@ void init_compiled(py::module_& m) {
       "Generates the model's kernels, compiles them with the system C++ compiler for this machine and loads "
       "them; the next call (in any process) with the same model, frames, compiler and flags loads them from "
       "the cache ($ARTICULA_CACHE_DIR, $XDG_CACHE_HOME/articula or ~/.cache/articula; or cache_dir). "
-      "held_frames: frame names (welded) or (frame, 'weld' | 'point') pairs held in the world, or (frame, "
-      "'weld' | 'point', other_frame) triples held to another frame (loop closures), for the "
+      "held_frames: frame names (welded) or (frame, kind) pairs held in the world, or (frame, kind, "
+      "other_frame) triples held to another frame (loop closures), kind 'weld', 'point' or an axis list "
+      "('rxrz'), for the "
       "constrained kernels (Robot: compilable_held_frames(robot)). locked_joints: joint names locked in the "
       "constrained kernels (Robot: compilable_locked_joints(robot)). distances: (frame_a, frame_b) pairs whose "
-      "distance the constrained kernels hold (Robot: compilable_distances(robot)); any subset of the held "
-      "frames, locks and distances runs on them. state_frames: frames whose bodies' kinematics a kernel computes "
+      "distance the constrained kernels hold (Robot: compilable_distances(robot)). wheels: (frame, radius, axis, "
+      "normal, height) of wheels rolling in them (Robot: compilable_wheels(robot)); any subset of the declared "
+      "constraints runs on them. state_frames: frames whose bodies' kinematics a kernel computes "
       "(a robot's contact frames: the Simulator then skips its forward kinematics for the contacts). "
       "max_statements: cut longer kernels into parts compiled in parallel (faster to compile, slower to run; 0: "
       "whole). external_forces: also the kernels with external forces, which a Simulator needs for a robot with "
@@ -333,12 +358,15 @@ void init_compiled(py::module_& m) {
   m.def(
       "compilable_held_frames", [](const Robot& robot) { return held_list(compilable_held_frames(robot)); },
       py::arg("robot"),
-      "The robot's weld and point FrameConstraints (in the world) and LoopConstraints (to another frame) as "
-      "held frames [(frame, kind) or (frame, kind, other_frame)], in their order (a set with other "
-      "constraints enabled runs on the runtime solver).");
+      "The robot's FrameConstraints (in the world) and LoopConstraints (to another frame) as held frames "
+      "[(frame, kind) or (frame, kind, other_frame)], kind 'weld', 'point' or the axes ('rxrz'), in their "
+      "order (a set with other constraints enabled runs on the runtime solver).");
   m.def(
       "compilable_distances", [](const Robot& robot) { return distances_list(compilable_distances(robot)); },
       py::arg("robot"), "The robot's DistanceConstraints as [(frame_a, frame_b)], in their order.");
+  m.def(
+      "compilable_wheels", [](const Robot& robot) { return wheels_list(compilable_wheels(robot)); }, py::arg("robot"),
+      "The robot's WheelConstraints as [(frame, radius, axis, normal, height)], in their order.");
   m.def("compilable_locked_joints", &compilable_locked_joints, py::arg("robot"), py::arg("joint_limits") = false,
         "The joints to lock in the compiled kernels: those of the robot's JointLocks and brakes and, with "
         "joint_limits (SimulationOptions.joint_limits), the revolute and prismatic joints with a finite limit.");
@@ -348,8 +376,9 @@ void init_compiled(py::module_& m) {
       "use_compiled", [](Simulator& s, const PyCompiled& c) { s.use_compiled(c.k); }, py::arg("kernels"),
       "Runs the dynamics on compiled kernels (compile(robot.model, compilable_held_frames(robot), "
       "external_forces=robot has contacts, locked_joints=compilable_locked_joints(robot, "
-      "options.joint_limits), distances=compilable_distances(robot))) where they apply: ABA with no constraint, "
-      "the constrained kernels when every enabled constraint is a declared held frame, lock or distance (with elastic "
+      "options.joint_limits), distances=compilable_distances(robot), wheels=compilable_wheels(robot))) where they "
+      "apply: ABA with no constraint, the constrained kernels when every enabled constraint is a declared held "
+      "frame, lock, distance or wheel (with elastic "
       "contacts, their forms with "
       "external forces, if compiled); the runtime algorithms otherwise. Raises ArgumentError for kernels of another "
       "model.");

@@ -119,6 +119,33 @@ def test_a_loop_closure_compiles_and_matches_the_runtime_solver(tmp_path):
         articula.compile(m, held_frames=[("tool0", "point", "nowhere")], cache_dir=str(tmp_path))
 
 
+def test_a_wheel_and_a_planar_frame_run_on_the_kernels(tmp_path):
+    """wheels=[(frame, radius, axis, normal, height)] and held axes ('rxrz'): the segway on compiled kernels."""
+    finals = []
+    for compiled in (False, True):
+        robot = articula.Robot(articula.load_urdf(str(MODELS / "segway.urdf"), floating=True))
+        robot.constraints.add(articula.WheelConstraint("rolling", "wheel", 0.2, [0, 1, 0]))
+        robot.constraints.add(articula.FrameConstraint("planar", "wheel", articula.AxisMask("rxrz")))
+        sim = articula.Simulator(robot, dt=1e-3)
+        q = np.zeros(robot.model.nq)
+        q[2], q[6], q[7] = 0.2, 1.0, 0.02  # wheel centre on the ground, upright, body tilted
+        sim.set_state(q, np.zeros(robot.model.nv))
+        if compiled:
+            assert articula.compilable_held_frames(robot) == [("wheel", "rxrz")]
+            wheels = articula.compilable_wheels(robot)
+            assert len(wheels) == 1 and wheels[0][0] == "wheel" and wheels[0][1] == 0.2
+            k = articula.compile(robot.model, held_frames=[("wheel", "rxrz")], wheels=wheels, cache_dir=str(tmp_path))
+            assert k.wheels[0][0] == "wheel" and np.allclose(k.wheels[0][2], [0, 1, 0])
+            sim.use_compiled(k)
+        r = sim.run(0.3)
+        assert r.ok(), r.message
+        assert (sim.generated_evaluations >= sim.dynamics_evaluations - 1) == compiled
+        finals.append(np.concatenate([sim.q, sim.v]))
+    assert close(finals[1], finals[0], 1e-9)
+    with pytest.raises(articula.ArgumentError, match="radius must be positive"):
+        articula.compile(robot.model, wheels=[("wheel", -1.0, [0, 1, 0], [0, 0, 1], 0.0)], cache_dir=str(tmp_path))
+
+
 def test_a_distance_compiles_and_matches_the_runtime_solver(tmp_path):
     """distances=[(frame_a, frame_b)]: the distance held in the kernels (DistanceConstraint), after the locks."""
     m = articula.load_urdf(str(MODELS / "ur5.urdf"))

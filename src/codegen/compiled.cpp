@@ -37,7 +37,7 @@ std::string cache_key(const Model& model, const CompileOptions& o, const std::st
     h.bytes(fr.placement.p.data(), sizeof(double) * 3);
   };
   for (const HeldFrame& f : o.held_frames) {
-    h.text(f.weld ? "weld" : "point");
+    h.text(f.kind());
     frame(f.frame);
     frame(f.relative_to);
   }
@@ -46,6 +46,14 @@ std::string cache_key(const Model& model, const CompileOptions& o, const std::st
     h.text("distance");
     frame(d.frame_a);
     frame(d.frame_b);
+  }
+  for (const HeldWheel& w : o.wheels) {
+    h.text("wheel");
+    frame(w.frame);
+    h.bytes(&w.radius, sizeof w.radius);
+    h.bytes(w.axis.data(), sizeof(double) * 3);
+    h.bytes(w.normal.data(), sizeof(double) * 3);
+    h.bytes(&w.height, sizeof w.height);
   }
   for (const std::string& f : o.state_frames) h.text("state " + f);
   h.text(o.external_forces ? "external forces" : "no external forces");
@@ -132,7 +140,7 @@ std::string kernel_cache_dir(const CompileOptions& options) {
 std::shared_ptr<const CompiledKernels> compile_kernels(const Model& model, const CompileOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   // The held frames, locked joints and distances, checked as the generator checks them (unknown names listed).
-  constrained_layout(model, options.held_frames, options.locked_joints, options.distances);
+  constrained_layout(model, options.held_frames, options.locked_joints, options.distances, options.wheels);
   for (const std::string& f : options.state_frames)
     if (!model.has_frame(f))
       throw std::invalid_argument("compile_kernels: model '" + model.name + "' has no frame '" + f + "'");
@@ -156,11 +164,13 @@ std::shared_ptr<const CompiledKernels> compile_kernels(const Model& model, const
   k->held_frames = options.held_frames;
   k->locked_joints = options.locked_joints;
   k->distances = options.distances;
+  k->wheels = options.wheels;
   k->state_frames = options.state_frames;
   k->external_forces = options.external_forces;
   const bool complete = (options.engine_kernels_only || (k->rnea && k->crba && k->aba)) &&
                         (!options.external_forces || k->aba_fext) && (options.state_frames.empty() || k->body_states) &&
-                        ((options.held_frames.empty() && options.locked_joints.empty() && options.distances.empty()) ||
+                        ((options.held_frames.empty() && options.locked_joints.empty() && options.distances.empty() &&
+                          options.wheels.empty()) ||
                          k->constrained_dynamics || k->constrained_dynamics_fext);
   if (!complete)
     throw CompileError("compile_kernels: the library of key " + key + " lacks kernels its options ask for");

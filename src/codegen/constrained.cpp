@@ -119,14 +119,17 @@ Rows frame_rows(const Model& model, const std::vector<HeldFrame>& held, const Tr
     }
     const SMatrix3 RbT = B.oMf.R.transpose();
     const SVector3 d = A.oMf.p - B.oMf.p;
-    const int dim = held[f].weld ? 6 : 3;
-    SymMatrix J(dim, std::vector<Sym>(nv, Sym(0.0)));
+    // All six rows (linear, then angular), then those of the mask's axes.
+    const AxisMask mask = held[f].mask();
+    bool angular = false;
+    for (int k = 3; k < 6; ++k) angular = angular || mask.axis[k];
+    SymMatrix J(6, std::vector<Sym>(nv, Sym(0.0)));
     for (int c = 0; c < nv; ++c) {
       const SVector3 lin = RbT * (A.J[c].v - B.J[c].v + d.cross(B.J[c].w));
-      const SVector3 ang = RbT * (A.J[c].w - B.J[c].w);
+      const SVector3 ang = angular ? SVector3(RbT * (A.J[c].w - B.J[c].w)) : SVector3::Constant(Sym(0.0));
       for (int k = 0; k < 3; ++k) {
         J[k][c] = lin[k];
-        if (dim == 6) J[3 + k][c] = ang[k];
+        J[3 + k][c] = ang[k];
       }
     }
     if (v) {
@@ -139,7 +142,7 @@ Rows frame_rows(const Model& model, const std::vector<HeldFrame>& held, const Tr
       SVector3 err_lin;
       for (int k = 0; k < 3; ++k) err_lin[k] = rel_p[k] - e.input(at("ref", r0 + k));
       SVector3 err_ang;
-      if (dim == 6) {
+      if (angular) {
         const SMatrix3 Rrel = with_b ? SMatrix3(RbT * A.oMf.R) : A.oMf.R;
         SMatrix3 Rref;
         for (int r = 0; r < 3; ++r)
@@ -156,7 +159,8 @@ Rows frame_rows(const Model& model, const std::vector<HeldFrame>& held, const Tr
         for (int k = 0; k < 3; ++k) err_ang[k] = e.input(l + "[" + std::to_string(k) + "]", true);
       }
       const Sym kp = e.input(at("kp", static_cast<int>(f))), kd = e.input(at("kd", static_cast<int>(f)));
-      for (int r = 0; r < dim; ++r) {
+      for (int r = 0; r < 6; ++r) {
+        if (!mask.axis[r]) continue;
         Sym Jv = Sym(0.0);
         for (int c = 0; c < nv; ++c) Jv = e.add(Jv, e.mul(J[r][c], (*v)[c]));
         const Sym drift = r < 3 ? drift_lin[r] : drift_ang[r - 3];
@@ -164,7 +168,8 @@ Rows frame_rows(const Model& model, const std::vector<HeldFrame>& held, const Tr
         rows.gamma.push_back(e.add(e.add(drift, e.mul(kd, Jv)), e.mul(kp, err)));
       }
     }
-    for (auto& row : J) rows.J.push_back(std::move(row));
+    for (int r = 0; r < 6; ++r)
+      if (mask.axis[r]) rows.J.push_back(std::move(J[r]));
   }
   return rows;
 }
@@ -202,7 +207,55 @@ void distance_rows(const Model& model, const std::vector<HeldDistance>& distance
   }
 }
 
-/// The masks of the declared constraints (CodegenOptions: held frames, locked joints, distances) as
+/// Appends the rows of the wheels, as WheelConstraint::compute (docs/constraints.md, "Wheel
+/// rows"), the wheel's numbers folded in: with â = R axis, t = n − (nᵀâ)â, u = t / ‖t‖ and the
+/// contact point p = c − r u,
+///   J = J_c,v + r [u]× J_ω,  e = n (nᵀp − h),  drift a_c + r u × ω̇ + r u̇ × ω,
+///   u̇ = (ṫ − u (uᵀṫ)) / ‖t‖,  ṫ = −(nᵀâ̇) â − (nᵀâ) â̇,  â̇ = ω × â,
+/// γ = drift + kd J v + kp e. A wheel flat on its plane (‖t‖ ≤ 1e-9) has no contact point: the
+/// kernel returns false (the runtime's constraint then reports it). Wheel i is declared
+/// constraint first_slot + i.
+void wheel_rows(const Model& model, const std::vector<HeldWheel>& wheels, int first_slot, const TreeKinematics& tk,
+                const SymVector* v, Rows& rows) {
+  Emitter& e = Emitter::active();
+  const int nv = model.nv;
+  for (std::size_t i = 0; i < wheels.size(); ++i) {
+    const HeldWheel& w = wheels[i];
+    const int slot = first_slot + static_cast<int>(i);
+    const FrameKinematics C = frame_kinematics(model, tk.bm, tk.Jw, model.frame_id(w.frame), v != nullptr);
+    const Sym r = Sym(w.radius);
+    const SVector3 n = w.normal.normalized().cast<Sym>();
+    const SVector3 a = C.oMf.R * SVector3(w.axis.normalized().cast<Sym>());
+    const Sym na = n.dot(a);
+    const SVector3 t = n - a * na;
+    const std::string tn_name = e.fresh_name("tn");
+    e.raw("const double " + tn_name + " = std::sqrt(" + e.ref(t.dot(t)) + ");");
+    e.raw("if (!(" + tn_name + " > 1e-9)) return false;  // wheel " + w.frame + " flat on its plane");
+    const Sym tn = e.input(tn_name, true), inv_tn = e.div(Sym(1.0), tn);
+    const SVector3 u = t * inv_tn;
+    for (int k = 0; k < 3; ++k) {
+      std::vector<Sym> J(nv, Sym(0.0));
+      for (int c = 0; c < nv; ++c) J[c] = C.J[c].v[k] + r * u.cross(C.J[c].w)[k];
+      rows.J.push_back(std::move(J));
+    }
+    if (!v) continue;
+    const SVector3 a_dot = C.w.cross(a);
+    const SVector3 t_dot = -(a * n.dot(a_dot)) - a_dot * na;
+    const SVector3 u_dot = (t_dot - u * u.dot(t_dot)) * inv_tn;
+    const SVector3 drift = C.a + u.cross(C.dw) * r + u_dot.cross(C.w) * r;
+    const SVector3 contact = C.oMf.p - u * r;
+    const Sym gap = n.dot(contact) - Sym(w.height);
+    const Sym kp = e.input(at("kp", slot)), kd = e.input(at("kd", slot));
+    const std::size_t row0 = rows.J.size() - 3;
+    for (int k = 0; k < 3; ++k) {
+      Sym Jv = Sym(0.0);
+      for (int c = 0; c < nv; ++c) Jv = e.add(Jv, e.mul(rows.J[row0 + k][c], (*v)[c]));
+      rows.gamma.push_back(e.add(e.add(drift[k], e.mul(kd, Jv)), e.mul(kp, n[k] * gap)));
+    }
+  }
+}
+
+/// The masks of the declared constraints (CodegenOptions: held frames, locked joints, distances, wheels) as
 /// the kernel's `active` input gives them: a row of an inactive frame drops out, a locked dof
 /// of an active lock has its value prescribed. Numbers fold (x·1 = x, x·0 = 0), so a dof that
 /// no declared lock holds costs nothing.
@@ -373,15 +426,19 @@ std::string body_states_kernel(const Model& model, const std::vector<std::string
 
 std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>& held,
                                 const std::vector<std::string>& locked, const std::vector<HeldDistance>& distances,
-                                const KernelSelection& which, std::vector<KernelText>& kernels) {
-  if (held.empty() && locked.empty() && distances.empty()) return "";
-  const ConstrainedLayout layout = constrained_layout(model, held, locked, distances);  // checks the names
-  // Rows of J: the held frames' (m of them), then the distances'; the locks' are taken out.
+                                const std::vector<HeldWheel>& wheels, const KernelSelection& which,
+                                std::vector<KernelText>& kernels) {
+  if (held.empty() && locked.empty() && distances.empty() && wheels.empty()) return "";
+  const ConstrainedLayout layout = constrained_layout(model, held, locked, distances, wheels);  // checks the names
+  // Rows of J: the held frames' (m of them), then the distances' and the wheels' (nd of them);
+  // the locks' are taken out.
   const int m = layout.frame_rows, ref_size = layout.ref_size, lock_rows = layout.lock_rows;
-  const int nd = static_cast<int>(distances.size()), first_distance = static_cast<int>(held.size() + locked.size());
+  const int first_distance = static_cast<int>(held.size() + locked.size());
+  const int first_wheel = first_distance + static_cast<int>(distances.size());
+  const int nd = static_cast<int>(distances.size() + 3 * wheels.size());
   std::string list;
   for (const HeldFrame& h : held)
-    list += std::string(list.empty() ? "" : ", ") + (h.weld ? "weld " : "point ") + h.frame +
+    list += std::string(list.empty() ? "" : ", ") + h.kind() + " " + h.frame +
             (h.relative_to.empty() ? "" : " to " + h.relative_to);
   // The locked joints: their ids, and where their reference configuration starts in `ref`.
   std::vector<Index> joints;
@@ -393,7 +450,8 @@ std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>
   }
   for (const HeldDistance& d : distances)
     list += std::string(list.empty() ? "" : ", ") + "distance " + d.frame_a + " to " + d.frame_b;
-  const int declared = static_cast<int>(held.size() + joints.size() + distances.size());
+  for (const HeldWheel& w : wheels) list += std::string(list.empty() ? "" : ", ") + "wheel " + w.frame;
+  const int declared = static_cast<int>(held.size() + joints.size() + distances.size() + wheels.size());
   Emitter& e = Emitter::active();
   const int nv = model.nv;
   // `active`, one per declared constraint; nullptr means all on (the kernels' setup lines).
@@ -411,8 +469,10 @@ std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>
   auto masks = [&](const std::vector<Sym>& a, const auto& alpha) {
     Masks mk;
     for (std::size_t f = 0; f < held.size(); ++f)
-      for (int r = 0; r < (held[f].weld ? 6 : 3); ++r) mk.row.push_back(a[f]);
-    for (int i = 0; i < nd; ++i) mk.row.push_back(a[first_distance + i]);
+      for (int r = 0; r < held[f].mask().count(); ++r) mk.row.push_back(a[f]);
+    for (std::size_t i = 0; i < distances.size(); ++i) mk.row.push_back(a[first_distance + static_cast<int>(i)]);
+    for (std::size_t i = 0; i < wheels.size(); ++i)
+      for (int k = 0; k < 3; ++k) mk.row.push_back(a[first_wheel + static_cast<int>(i)]);
     mk.lock.assign(nv, Sym(0.0));
     mk.alpha.assign(nv, Sym(0.0));
     for (std::size_t l = 0; l < joints.size(); ++l)
@@ -423,7 +483,7 @@ std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>
       }
     return mk;
   };
-  // Writes the multipliers: the frames' rows, then the locked dofs, then the distances'.
+  // Writes the multipliers: the frames' rows, then the locked dofs, then the distances' and the wheels'.
   auto outputs = [&](const char* array, const std::vector<Sym>& x, const std::vector<Sym>& x_lock) {
     for (int r = 0; r < m; ++r) e.assign(at(array, r), x[r]);
     int r = m;
@@ -431,11 +491,12 @@ std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>
       for (int k = 0; k < model.nv_joint[j]; ++k) e.assign(at(array, r++), x_lock[model.idx_v[j] + k]);
     for (int i = 0; i < nd; ++i) e.assign(at(array, r++), x[m + i]);
   };
-  // The rows of J: the held frames', then the distances' (with v: their drift and Baumgarte terms).
+  // The rows of J: the held frames', the distances', the wheels' (with v: their drift and Baumgarte terms).
   auto position_rows = [&](const std::vector<STransform>& X, const SymVector* v) {
     const TreeKinematics tk = tree_kinematics(model, X, v);
     Rows rows = frame_rows(model, held, tk, v);
     distance_rows(model, distances, layout, first_distance, tk, v, rows);
+    wheel_rows(model, wheels, first_wheel, tk, v, rows);
     return rows;
   };
   // Constrained forward dynamics, without or with external forces (b = τ − h + Σ J_iᵀ f_ext,i,
@@ -483,7 +544,7 @@ std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>
       "/// point uses the position; in the other frame for a loop), then each locked joint's nq\n"
       "/// coordinates, then each distance; kp, kd: the Baumgarte gains per declared constraint\n"
       "/// (0 = off); active: 1 (on) or 0 (off) per declared constraint, nullptr = all on. lambda:\n"
-      "/// the frames' rows, then the locked dofs', then the distances' (0 for those off).\n"
+      "/// the frames' rows, then the locked dofs', the distances', the wheels' (0 for those off).\n"
       "/// Returns false, with qdd and lambda unspecified, when the active rows are dependent.\n";
   auto kernel = [&](std::string declaration, const std::string& comment, const std::string& fn,
                     const std::vector<std::string>& params) {
@@ -495,7 +556,7 @@ std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>
     kernel(
         "/// Constrained forward dynamics, as articula::constrained_forward_dynamics with the declared\n"
         "/// constraints that are active (FrameConstraint or LoopConstraint per held frame, JointLock per\n"
-        "/// locked joint, DistanceConstraint per distance):\n"
+        "/// locked joint, DistanceConstraint per distance, WheelConstraint per wheel):\n"
         "/// M qdd + h = tau + J^T lambda, J qdd + gamma = 0, gamma = Jdot v + kd J v + kp e.\n" +
             inputs_doc +
             "bool constrained_dynamics(const double* q, const double* v, const double* tau, const double* ref,\n"
@@ -548,7 +609,8 @@ std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>
   return "\n/// The declared constraints (rows in this order): " + list +
          ".\ninline constexpr int held_frames = " + std::to_string(held.size()) +
          ";\ninline constexpr int locked_joints = " + std::to_string(joints.size()) +
-         ";\ninline constexpr int distances = " + std::to_string(nd) +
+         ";\ninline constexpr int distances = " + std::to_string(distances.size()) +
+         ";\ninline constexpr int wheels = " + std::to_string(wheels.size()) +
          ";\n/// Entries of `active`, `kp` and `kd`; of `ref`.\ninline constexpr int constraints = " +
          std::to_string(declared) + ";\ninline constexpr int ref_size = " + std::to_string(ref_size) +
          ";\n/// Rows: of the held frames, and in all (the size of lambda).\ninline constexpr int frame_rows = " +

@@ -25,12 +25,13 @@ struct KernelSelection {
 std::string body_states_kernel(const Model& model, const std::vector<std::string>& frames, int max_statements,
                                std::vector<KernelText>& kernels);
 
-/// Emits the constrained kernels of the frames `held`, the joints `locked` and the `distances`
-/// (none when all are empty) into the active Emitter (Emitter::Active) and appends them to
+/// Emits the constrained kernels of the frames `held`, the joints `locked`, the `distances` and
+/// the `wheels` (none when all are empty) into the active Emitter (Emitter::Active) and appends them to
 /// `kernels`; returns the constants for NAME.hpp (held_frames, locked_joints, distances,
-/// constraints, ref_size, frame_rows, m).
+/// wheels, constraints, ref_size, frame_rows, m).
 std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>& held,
                                 const std::vector<std::string>& locked, const std::vector<HeldDistance>& distances,
-                                const KernelSelection& which, std::vector<KernelText>& kernels);
+                                const std::vector<HeldWheel>& wheels, const KernelSelection& which,
+                                std::vector<KernelText>& kernels);
 
 }  // namespace articula::codegen

@@ -108,7 +108,8 @@ fs::path include_dir() {
 // The unit that exports the kernels: their key, and by name their addresses, and receives
 // the host's log3 and joint_difference (the library needs no symbol of the program that loads it).
 std::string table_unit(const std::string& name, const std::string& key, const CompileOptions& o) {
-  const bool constrained = !o.held_frames.empty() || !o.locked_joints.empty() || !o.distances.empty();
+  const bool constrained =
+      !o.held_frames.empty() || !o.locked_joints.empty() || !o.distances.empty() || !o.wheels.empty();
   const bool all = !o.engine_kernels_only;
   const bool plain = all || !o.external_forces, fext = o.external_forces;
   const std::string ns = "::articula::generated::" + name;
@@ -192,6 +193,7 @@ int build_entry(const Model& model, const CompileOptions& options, const std::st
   co.held_frames = options.held_frames;
   co.locked_joints = options.locked_joints;
   co.distances = options.distances;
+  co.wheels = options.wheels;
   co.max_statements = options.max_statements;
   co.state_frames = options.state_frames;
   co.external_forces = options.external_forces;

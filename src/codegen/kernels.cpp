@@ -141,7 +141,7 @@ GeneratedKernels generate_kernels(const Model& original, const std::string& name
   const std::string state_declarations =
       codegen::body_states_kernel(model, options.state_frames, options.max_statements, kernels);
   const std::string constrained_declarations = codegen::constrained_kernels(
-      model, options.held_frames, options.locked_joints, options.distances, which, kernels);
+      model, options.held_frames, options.locked_joints, options.distances, options.wheels, which, kernels);
   GeneratedKernels out;
   out.lines = e.lines();
   const std::string digest = model_digest(original);

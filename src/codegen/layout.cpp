@@ -1,13 +1,36 @@
 // The layout of the constrained kernels' declared constraints (codegen/kernels.hpp).
+#include <cmath>
 #include <stdexcept>
 
 #include "articula/codegen/kernels.hpp"
 
 namespace articula {
 
+AxisMask HeldFrame::mask() const {
+  if (!axes.empty()) return AxisMask::parse(axes);
+  return weld ? AxisMask::weld() : AxisMask::point();
+}
+
+std::string HeldFrame::kind() const {
+  if (axes.empty()) return weld ? "weld" : "point";
+  return mask().to_string();
+}
+
+HeldFrame held_frame(const std::string& frame, const std::string& kind, const std::string& relative_to) {
+  if (kind == "weld" || kind == "point") return {frame, kind == "weld", relative_to};
+  try {
+    AxisMask::parse(kind);
+  } catch (const std::invalid_argument&) {
+    throw std::invalid_argument("held frame '" + frame +
+                                "': the kind must be 'weld' or 'point' or an axis list of x y z " +
+                                "rx ry rz (e.g. 'rxrz'), got '" + kind + "'");
+  }
+  return {frame, true, relative_to, kind};
+}
+
 ConstrainedLayout constrained_layout(const Model& model, const std::vector<HeldFrame>& held,
-                                     const std::vector<std::string>& locked,
-                                     const std::vector<HeldDistance>& distances) {
+                                     const std::vector<std::string>& locked, const std::vector<HeldDistance>& distances,
+                                     const std::vector<HeldWheel>& wheels) {
   ConstrainedLayout out;
   auto declare = [&out](int nq, int rows) {
     out.declared.push_back({out.ref_size, out.m, nq, rows});
@@ -22,7 +45,7 @@ ConstrainedLayout constrained_layout(const Model& model, const std::vector<HeldF
       model.frame_id(h.relative_to);  // throws, naming the frame and listing the valid ones
       if (h.relative_to == h.frame) throw std::invalid_argument("codegen: frame '" + h.frame + "' is held to itself");
     }
-    declare(12, h.weld ? 6 : 3);
+    declare(12, h.mask().count());
   }
   out.frame_rows = out.m;
   for (std::size_t l = 0; l < locked.size(); ++l) {
@@ -39,6 +62,16 @@ ConstrainedLayout constrained_layout(const Model& model, const std::vector<HeldF
       throw std::invalid_argument("codegen: frames '" + d.frame_a + "' and '" + d.frame_b +
                                   "' are both on the world: holding their distance constrains nothing");
     declare(1, 1);
+  }
+  for (const HeldWheel& w : wheels) {
+    const Index f = model.frame_id(w.frame);  // throws, listing the valid ones
+    if (model.frames[f].parent == kWorld)
+      throw std::invalid_argument("codegen: wheel frame '" + w.frame + "' is on the world: it cannot roll");
+    if (!(w.radius > 0.0) || !std::isfinite(w.radius) || !(w.axis.norm() > 1e-12) || !(w.normal.norm() > 1e-12) ||
+        !w.axis.allFinite() || !w.normal.allFinite() || !std::isfinite(w.height))
+      throw std::invalid_argument("codegen: wheel '" + w.frame +
+                                  "': the radius must be positive and the axis and normal finite and not zero");
+    declare(0, 3);
   }
   return out;
 }

@@ -52,7 +52,8 @@ DynamicsResult GeneratedAbaDynamics::evaluate(VectorRef q, VectorRef v, VectorRe
 void GeneratedConstrainedDynamics::set_kernel(ConstrainedKernel kernel, ConstrainedFextKernel kernel_fext,
                                               const std::vector<HeldFrame>& held,
                                               const std::vector<std::string>& locked,
-                                              const std::vector<HeldDistance>& distances, const Model& model) {
+                                              const std::vector<HeldDistance>& distances,
+                                              const std::vector<HeldWheel>& wheels, const Model& model) {
   kernel_ = kernel;
   kernel_fext_ = kernel_fext;
   model_ = &model;
@@ -61,7 +62,8 @@ void GeneratedConstrainedDynamics::set_kernel(ConstrainedKernel kernel, Constrai
   locked_.clear();
   for (const std::string& name : locked) locked_.push_back(model.joint_id(name));
   distances_ = distances;
-  const ConstrainedLayout layout = constrained_layout(model, held, locked, distances);
+  wheels_ = wheels;
+  const ConstrainedLayout layout = constrained_layout(model, held, locked, distances, wheels);
   slots_ = layout.declared;
   const std::size_t declared = slots_.size();
   ref_.assign(static_cast<std::size_t>(layout.ref_size), 0.0);
@@ -92,7 +94,7 @@ bool GeneratedConstrainedDynamics::select(const ConstraintSet& set, bool with_fo
     if (const auto* fc = dynamic_cast<const FramePairConstraint*>(c)) {
       match = false;
       for (std::size_t f = 0; f < held_.size() && !match; ++f) {
-        const AxisMask mask = held_[f].weld ? AxisMask::weld() : AxisMask::point();
+        const AxisMask mask = held_[f].mask();
         if (held_[f].frame == fc->frame_a() && held_[f].relative_to == fc->frame_b() &&
             std::equal(mask.axis, mask.axis + 6, fc->mask().axis) && active_[f] == 0.0)
           match = take(static_cast<int>(f), c, row0, 0);
@@ -104,6 +106,16 @@ bool GeneratedConstrainedDynamics::select(const ConstraintSet& set, bool with_fo
         if (distances_[i].frame_a == dc->frame_a() && distances_[i].frame_b == dc->frame_b() &&
             active_[first + i] == 0.0)
           match = take(static_cast<int>(first + i), c, row0, 0);
+    } else if (const auto* wc = dynamic_cast<const WheelConstraint*>(c)) {
+      // The kernels fold the wheel's numbers in: only a wheel with the same ones matches.
+      match = false;
+      const std::size_t first = held_.size() + locked_.size() + distances_.size();
+      for (std::size_t i = 0; i < wheels_.size() && !match; ++i) {
+        const HeldWheel& w = wheels_[i];
+        if (w.frame == wc->frame() && w.radius == wc->radius() && w.axis == wc->axis() && w.normal == wc->normal() &&
+            w.height == wc->height() && active_[first + i] == 0.0)
+          match = take(static_cast<int>(first + i), c, row0, 0);
+      }
     } else if (const auto* lock = dynamic_cast<const JointLock*>(c)) {
       int row = row0, ref_from = 0;
       for (const std::string& name : lock->joints()) {
@@ -137,6 +149,8 @@ DynamicsResult GeneratedConstrainedDynamics::evaluate(VectorRef q, VectorRef v, 
       const Transform& X = static_cast<const FramePairConstraint&>(c).reference();
       for (int k = 0; k < 3; ++k) ref[k] = X.p[k];
       for (int k = 0; k < 9; ++k) ref[3 + k] = X.R.data()[k];
+    } else if (static_cast<std::size_t>(u.slot) >= held_.size() + locked_.size() + distances_.size()) {
+      // A wheel: its numbers are in the kernel, nothing in ref.
     } else if (static_cast<std::size_t>(u.slot) >= held_.size() + locked_.size()) {
       ref[0] = static_cast<const DistanceConstraint&>(c).distance();
     } else {

@@ -9,6 +9,7 @@
 #include "articula/codegen/kernels.hpp"
 #include "articula/constraints/constraint_set.hpp"
 #include "articula/constraints/frame_constraint.hpp"
+#include "articula/constraints/wheel_constraint.hpp"
 #include "articula/model/data.hpp"
 #include "articula/solvers/constrained_dynamics.hpp"
 
@@ -94,10 +95,11 @@ class GeneratedConstrainedDynamics final : public Dynamics {
   // The kernels and their declared constraints (sizes the buffers; not inside a step).
   void set_kernel(ConstrainedKernel kernel, ConstrainedFextKernel kernel_fext, const std::vector<HeldFrame>& held,
                   const std::vector<std::string>& locked, const std::vector<HeldDistance>& distances,
-                  const Model& model);
+                  const std::vector<HeldWheel>& wheels, const Model& model);
   // True when every enabled constraint of the set is one of the declared ones (a
   // FramePairConstraint with the held frame's frames and mask; a JointLock of declared joints; a
-  // DistanceConstraint between a declared distance's frames), no declared
+  // DistanceConstraint between a declared distance's frames; a WheelConstraint with a declared
+  // wheel's numbers), no declared
   // one is used twice, and there is a kernel for evaluations without (with) external forces;
   // then keeps the mapping for the evaluations.
   bool select(const ConstraintSet& set, bool with_forces);
@@ -123,6 +125,7 @@ class GeneratedConstrainedDynamics final : public Dynamics {
   std::vector<HeldFrame> held_;
   std::vector<Index> locked_;  // joint ids
   std::vector<HeldDistance> distances_;
+  std::vector<HeldWheel> wheels_;
   std::vector<ConstrainedLayout::Declared> slots_;  // each declared constraint's place in ref and lambda
   std::vector<Use> uses_;
   std::vector<double> forces_, ref_, kp_, kd_, active_, lambda_;

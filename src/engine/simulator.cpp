@@ -8,6 +8,7 @@
 
 #include "articula/constraints/frame_constraint.hpp"
 #include "articula/constraints/joint_lock.hpp"
+#include "articula/constraints/wheel_constraint.hpp"
 #include "articula/dynamics/aba.hpp"
 #include "articula/dynamics/energy.hpp"
 #include "articula/dynamics/kinematics.hpp"
@@ -164,12 +165,15 @@ void Simulator::Impl::install_generated(GeneratedDynamics kernels) {
     for (const std::string& f : {d.frame_a, d.frame_b})
       if (!m.has_frame(f))
         throw std::invalid_argument("use_generated: distance frame '" + f + "' is not a frame of the model");
+  for (const HeldWheel& w : kernels.wheels)
+    if (!m.has_frame(w.frame))
+      throw std::invalid_argument("use_generated: wheel frame '" + w.frame + "' is not a frame of the model");
   generated_aba.set_kernel(kernels.aba, kernels.aba_fext, m.njoints);
   for (const std::string& j : kernels.locked_joints)
     if (!m.has_joint(j))
       throw std::invalid_argument("use_generated: locked joint '" + j + "' is not a joint of the model");
   generated_constrained.set_kernel(kernels.constrained_dynamics, kernels.constrained_dynamics_fext, kernels.held_frames,
-                                   kernels.locked_joints, kernels.distances, m);
+                                   kernels.locked_joints, kernels.distances, kernels.wheels, m);
   // The contacts' kinematics from body_states when it reports every contact's body.
   contact_states = nullptr;
   contact_state_bodies.clear();
@@ -198,7 +202,7 @@ std::vector<HeldFrame> compilable_held_frames(const Robot& robot) {
     if (fc == nullptr) continue;
     auto same = [&](const AxisMask& m) { return std::equal(m.axis, m.axis + 6, fc->mask().axis); };
     const bool weld = same(AxisMask::weld()), point = same(AxisMask::point());
-    if (weld || point) held.push_back({fc->frame_a(), weld, fc->frame_b()});
+    held.push_back({fc->frame_a(), weld, fc->frame_b(), weld || point ? "" : fc->mask().to_string()});
   }
   return held;
 }
@@ -209,6 +213,15 @@ std::vector<HeldDistance> compilable_distances(const Robot& robot) {
   for (const std::string& name : set.names())
     if (const auto* d = dynamic_cast<const DistanceConstraint*>(&set.get(name)))
       out.push_back({d->frame_a(), d->frame_b()});
+  return out;
+}
+
+std::vector<HeldWheel> compilable_wheels(const Robot& robot) {
+  std::vector<HeldWheel> out;
+  const ConstraintSet& set = robot.constraints();
+  for (const std::string& name : set.names())
+    if (const auto* w = dynamic_cast<const WheelConstraint*>(&set.get(name)))
+      out.push_back({w->frame(), w->radius(), w->axis(), w->normal(), w->height()});
   return out;
 }
 
@@ -234,6 +247,7 @@ CompileOptions compile_options_for(const Robot& robot, const SimulationOptions& 
   c.held_frames = compilable_held_frames(robot);
   c.locked_joints = compilable_locked_joints(robot, options.joint_limits);
   c.distances = compilable_distances(robot);
+  c.wheels = compilable_wheels(robot);
   c.external_forces = !robot.contacts().empty();
   for (const ElasticContact& contact : robot.contacts()) {
     const Model& m = robot.model();
@@ -258,6 +272,7 @@ void Simulator::Impl::install_compiled(std::shared_ptr<const CompiledKernels> ke
   g.held_frames = kernels->held_frames;
   g.locked_joints = kernels->locked_joints;
   g.distances = kernels->distances;
+  g.wheels = kernels->wheels;
   g.body_states = kernels->body_states;
   g.state_frames = kernels->state_frames;
   g.constrained_dynamics = kernels->constrained_dynamics;

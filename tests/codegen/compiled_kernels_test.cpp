@@ -449,5 +449,19 @@ TEST(CompiledKernels, RunCompiledWithLoopsAndDistancesEqualsTheRuntimeRun) {
   expect_same_log(rc, rr);
 }
 
+// A wheel (WheelConstraint) and a frame held on two axes (rx rz) run on the compiled kernels:
+// the segway of scenarios/segway_balance.yaml balanced for 10 s. Every evaluation but the first
+// (the planar frame's reference) is the kernels', and the run equals the runtime run (1e-9).
+TEST(CompiledKernels, RunCompiledWithAWheelEqualsTheRuntimeRun) {
+  const test::ScratchDir dir("compiled_wheel");
+  const std::string scenario = std::string(ARTICULA_MODELS_DIR) + "/../scenarios/segway_balance.yaml";
+  std::string out_c, out_r;
+  const auto rc = run_log(scenario, "--compiled --cache-dir '" + dir.path() + "/cache'", dir.path() + "/c", out_c);
+  const auto rr = run_log(scenario, "", dir.path() + "/r", out_r);
+  expect_all_on_kernels(out_c, 10000, 1);
+  ASSERT_GT(rr.size(), 100u);
+  expect_same_log(rc, rr);
+}
+
 }  // namespace
 }  // namespace articula

@@ -22,12 +22,12 @@ void write(const std::filesystem::path& path, const std::string& text) {
 void generate(const std::filesystem::path& dir, articula::Model model, const std::string& name, double snap = 1e-9,
               std::vector<articula::HeldFrame> held = {}, bool external_forces = false,
               std::vector<std::string> locked = {}, std::vector<std::string> state_frames = {},
-              std::vector<articula::HeldDistance> distances = {}) {
+              std::vector<articula::HeldDistance> distances = {}, std::vector<articula::HeldWheel> wheels = {}) {
   articula::test::add_armature(model);
-  const articula::GeneratedKernels k =
-      articula::generate_kernels(model, name,
-                                 {model.name + " with test armature", snap, std::move(held), external_forces, false,
-                                  std::move(locked), 0, std::move(state_frames), std::move(distances)});
+  const articula::GeneratedKernels k = articula::generate_kernels(
+      model, name,
+      {model.name + " with test armature", snap, std::move(held), external_forces, false, std::move(locked), 0,
+       std::move(state_frames), std::move(distances), std::move(wheels)});
   write(dir / (name + ".hpp"), k.header);
   write(dir / (name + ".cpp"), k.source);
 }
@@ -74,11 +74,17 @@ int main(int argc, char** argv) {
     if (wanted("mixed_locks"))
       generate(dir, articula::test::mixed_model(true), "test_mixed_locks", 1e-9, {{"tip", true}, {"leg", false}}, true,
                {"root", "j_sph", "j_prism", "j_cont", "j_rev"});
-    // Loop closures (the tip's point held to the leg, the leg welded to a frame on the world)
-    // and a distance (arm2's origin to the leg's).
+    // Loop closures (the tip's point held to the leg, the leg held to a frame on the world on
+    // five axes: all but the rotation about z) and a distance (arm2's origin to the leg's).
     if (wanted("mixed_loops"))
       generate(dir, articula::test::mixed_model(true), "test_mixed_loops", 1e-9,
-               {{"tip", false, "leg"}, {"leg", true, "world_mark"}}, false, {}, {}, {{"arm2", "leg"}});
+               {{"tip", false, "leg"}, {"leg", true, "world_mark", "xyzrxry"}}, false, {}, {}, {{"arm2", "leg"}});
+    // The segway of scenarios/segway_balance.yaml: its wheel rolling on z = 0 and kept in its
+    // plane (no rotation about x and z).
+    if (wanted("segway"))
+      generate(dir, articula::load_urdf(articula::test::model_path("segway"), articula::BaseType::Floating),
+               "test_segway", 1e-9, {articula::held_frame("wheel", "rxrz")}, false, {}, {}, {},
+               {{"wheel", 0.2, articula::Vector3::UnitY(), articula::Vector3::UnitZ(), 0.0}});
     if (wanted("mixed_twice"))
       generate(dir, articula::test::mixed_model(true), "test_mixed_twice", 1e-9, {{"tip", true}, {"tip", false}});
     if (!wanted("standing_humanoid")) return 0;

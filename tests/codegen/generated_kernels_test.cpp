@@ -16,6 +16,7 @@
 #include "test_mixed_twice.hpp"
 #include "test_models.hpp"
 #include "test_pendulum3r.hpp"
+#include "test_segway.hpp"
 #include "test_solo12.hpp"
 #include "test_ur5.hpp"
 #include "test_ur5_exact.hpp"
@@ -222,6 +223,7 @@ struct ConstrainedKernels {
   ConstrainedKernel dynamics;
   JumpKernel jump;
   std::vector<HeldDistance> distances = {};
+  std::vector<HeldWheel> wheels = {};
 };
 
 #define ARTICULA_CONSTRAINED(ns) &generated::ns::constrained_dynamics, &generated::ns::velocity_jump
@@ -254,13 +256,20 @@ std::vector<ConstrainedCase> constrained_cases() {
       {"mixed_floating",
        with_armature(test::mixed_model(true)),
        {{{"tip", true}, {"leg", false}}, ARTICULA_CONSTRAINED(test_mixed_floating)}},
-      // Loops (the tip's point held to the leg, the leg welded to a frame on the world) and a
-      // distance (arm2's origin to the leg's).
+      // Loops (the tip's point held to the leg, the leg held to a frame on the world on all axes
+      // but rz) and a distance (arm2's origin to the leg's).
       {"mixed_loops",
        with_armature(test::mixed_model(true)),
-       {{{"tip", false, "leg"}, {"leg", true, "world_mark"}},
+       {{{"tip", false, "leg"}, {"leg", true, "world_mark", "xyzrxry"}},
         ARTICULA_CONSTRAINED(test_mixed_loops),
         {{"arm2", "leg"}}}},
+      // A wheel rolling on z = 0, kept in its plane (rx rz held in the world).
+      {"segway",
+       with_armature(load_urdf(test::model_path("segway"), BaseType::Floating)),
+       {{held_frame("wheel", "rxrz")},
+        ARTICULA_CONSTRAINED(test_segway),
+        {},
+        {{"wheel", 0.2, Vector3::UnitY(), Vector3::UnitZ(), 0.0}}}},
   };
 #ifdef ARTICULA_TEST_ALL_GENERATED
   out.push_back({"talos",
@@ -292,7 +301,7 @@ ConstraintSet make_set(const Model& model, Data& data, const VectorX& q, const C
     X.p += d.head<3>();
     X.R = exp3(d.tail<3>()) * X.R;
     auto& c = set.emplace<FramePairConstraint>("held" + std::to_string(f), held[f].frame, held[f].relative_to,
-                                               held[f].weld ? AxisMask::weld() : AxisMask::point(), X);
+                                               held[f].mask(), X);
     c.set_baumgarte_frequency(2.0 + static_cast<double>(f));
     for (int k = 0; k < 3; ++k) ref.push_back(X.p[k]);
     for (int k = 0; k < 9; ++k) ref.push_back(X.R.data()[k]);  // column-major
@@ -308,6 +317,12 @@ ConstraintSet make_set(const Model& model, Data& data, const VectorX& q, const C
     auto& c = set.emplace<DistanceConstraint>("distance" + std::to_string(i), d.frame_a, d.frame_b, d0);
     c.set_baumgarte_frequency(3.0);
     ref.push_back(d0);
+    kp.push_back(c.kp());
+    kd.push_back(c.kd());
+  }
+  for (std::size_t i = 0; i < kernels.wheels.size(); ++i) {
+    const HeldWheel& w = kernels.wheels[i];
+    auto& c = set.emplace<WheelConstraint>("wheel" + std::to_string(i), w.frame, w.radius, w.axis, w.normal, w.height);
     kp.push_back(c.kp());
     kd.push_back(c.kd());
   }
@@ -620,6 +635,16 @@ TEST(GeneratedKernels, ConstrainedLayoutPlacesEachDeclaredConstraint) {
   EXPECT_THROW(constrained_layout(m, {{"world_mark", true}}, {}), std::invalid_argument);   // on the world
   EXPECT_THROW(constrained_layout(m, {}, {"j_rev", "j_rev"}), std::invalid_argument);       // locked twice
   EXPECT_THROW(constrained_layout(m, {{"nope", true}}, {}), std::invalid_argument);
+  // Other masks: their axes' rows; a bad axis list is an error naming the frame.
+  EXPECT_EQ(constrained_layout(m, {held_frame("tip", "xrz")}, {}).m, 2);
+  EXPECT_EQ(held_frame("tip", "xrz").kind(), "xrz");
+  EXPECT_EQ(held_frame("tip", "point").kind(), "point");
+  try {
+    held_frame("tip", "hinge");
+    ADD_FAILURE() << "accepted kind 'hinge'";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'tip'"), std::string::npos) << e.what();
+  }
 }
 
 TEST(GeneratedKernels, LockedJointsAreChecked) {
@@ -684,6 +709,9 @@ TEST(GeneratedKernels, HeldFramesAreChecked) {
   const auto r = test::run_cli("codegen " + test::model_path("ur5") + " --name x --hold tool0 -o /tmp");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.output.find("expected weld:FRAME, point:FRAME"), std::string::npos) << r.output;
+  const auto kind = test::run_cli("codegen " + test::model_path("ur5") + " --name x --hold hinge:tool0 -o /tmp");
+  EXPECT_EQ(kind.code, 2);
+  EXPECT_NE(kind.output.find("'weld' or 'point' or an axis list"), std::string::npos) << kind.output;
   // A loop from the CLI: FRAME@OTHER.
   test::ScratchDir dir("codegen_loop");
   const auto loop =

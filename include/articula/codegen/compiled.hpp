@@ -51,6 +51,8 @@ struct CompileOptions {
   int max_statements = 0;
   /// Distances held in the constrained kernels (CodegenOptions::distances, `codegen --distance`).
   std::vector<HeldDistance> distances = {};
+  /// Wheels rolling in the constrained kernels (CodegenOptions::wheels).
+  std::vector<HeldWheel> wheels = {};
 };
 
 /// Loaded kernels; the library stays loaded while this object (or a GeneratedDynamics made
@@ -66,6 +68,7 @@ struct CompiledKernels {
   std::vector<std::string> locked_joints;
   std::vector<std::string> state_frames;
   std::vector<HeldDistance> distances;
+  std::vector<HeldWheel> wheels;
   bool external_forces = false;  ///< compiled with CompileOptions::external_forces
   RneaKernel rnea = nullptr;
   CrbaKernel crba = nullptr;

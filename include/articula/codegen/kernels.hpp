@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "articula/constraints/constraint.hpp"
 #include "articula/model/model.hpp"
 
 namespace articula {
@@ -43,14 +44,24 @@ struct GeneratedKernels {
 };
 
 /// A frame held in the world, as FrameConstraint(name, frame, AxisMask::weld()) (6 rows:
-/// linear then angular) or AxisMask::point() (3 rows), for the constrained kernels; or, with
-/// `relative_to`, held to that frame: a loop closure, as LoopConstraint(name, frame,
-/// relative_to, mask) (its rows in relative_to's axes).
+/// linear then angular) or AxisMask::point() (3 rows), or on the axes `axes` names, for the
+/// constrained kernels; or, with `relative_to`, held to that frame: a loop closure, as
+/// LoopConstraint(name, frame, relative_to, mask) (its rows in relative_to's axes).
 struct HeldFrame {
   std::string frame;
   bool weld = true;
   std::string relative_to = {};  ///< empty: the world
+  /// Other axes than the weld's or the point's, as AxisMask::parse reads them ("rxrz": the
+  /// rotations about x and z); when set, `weld` is not used.
+  std::string axes = {};
+  /// The held axes (throws std::invalid_argument for `axes` that AxisMask::parse rejects).
+  AxisMask mask() const;
+  /// "weld", "point" or the axes (AxisMask::to_string).
+  std::string kind() const;
 };
+/// The HeldFrame of `frame` held as `kind` says: "weld", "point" or an axis list that
+/// AxisMask::parse reads ("rxrz"); throws std::invalid_argument naming the frame otherwise.
+HeldFrame held_frame(const std::string& frame, const std::string& kind, const std::string& relative_to = {});
 
 /// The distance between two frames' origins held, as DistanceConstraint(name, frame_a, frame_b)
 /// (1 row), for the constrained kernels.
@@ -58,12 +69,23 @@ struct HeldDistance {
   std::string frame_a, frame_b;
 };
 
+/// A wheel rolling without slipping on a plane, as WheelConstraint(name, frame, radius, axis,
+/// normal, height) (3 rows), for the constrained kernels; its numbers are folded into them, so a
+/// WheelConstraint runs on the kernels when its numbers are these (axis and normal normalized,
+/// as WheelConstraint keeps them).
+struct HeldWheel {
+  std::string frame;
+  double radius = 0.0;
+  Vector3 axis = Vector3::UnitY(), normal = Vector3::UnitZ();
+  double height = 0.0;
+};
+
 /// Where the declared constraints of the constrained kernels (the held frames, then the locked
-/// joints, then the held distances, in their order) sit in the kernels' arrays: each one's first
-/// entry in `ref` and in `lambda` / `Lambda`, and their counts (a held frame: 12 reference
-/// numbers, 6 or 3 rows; a locked joint: its nq and nv; a distance: 1 and 1). The generated
-/// header's constants (ref_size, frame_rows, m) and every caller of the kernels take them from
-/// here.
+/// joints, then the held distances, then the wheels, in their order) sit in the kernels' arrays:
+/// each one's first entry in `ref` and in `lambda` / `Lambda`, and their counts (a held frame:
+/// 12 reference numbers and its mask's rows; a locked joint: its nq and nv; a distance: 1 and 1;
+/// a wheel: 0 and 3). The generated header's constants (ref_size, frame_rows, m) and every
+/// caller of the kernels take them from here.
 struct ConstrainedLayout {
   struct Declared {
     int ref = 0, row = 0, nq = 0, rows = 0;
@@ -76,10 +98,12 @@ struct ConstrainedLayout {
 };
 /// Throws std::invalid_argument for an unknown frame or joint (listing the valid names), a held
 /// frame on the world, a frame held to itself, a distance between a frame and itself or
-/// between two frames on the world, or a joint locked twice.
+/// between two frames on the world, a joint locked twice, or a wheel on the world or with a
+/// radius that is not positive or a zero axis or normal.
 ConstrainedLayout constrained_layout(const Model& model, const std::vector<HeldFrame>& held,
                                      const std::vector<std::string>& locked,
-                                     const std::vector<HeldDistance>& distances = {});
+                                     const std::vector<HeldDistance>& distances = {},
+                                     const std::vector<HeldWheel>& wheels = {});
 
 struct CodegenOptions {
   std::string origin;  // where the model came from (e.g. the URDF path), for the heading comment
@@ -117,6 +141,9 @@ struct CodegenOptions {
   /// Also in the constrained kernels: these distances held, as DistanceConstraint (one row
   /// each; its reference distance in `ref`); declared after the locked joints.
   std::vector<HeldDistance> distances = {};
+  /// Also in the constrained kernels: these wheels rolling, as WheelConstraint (three rows
+  /// each); declared after the distances.
+  std::vector<HeldWheel> wheels = {};
 };
 
 /// Generates the kernels of `model` in namespace articula::generated::<name> (`name` must be

@@ -21,6 +21,10 @@ class WheelConstraint : public Constraint {
   /// Contact point of the last compute() (world).
   const Vector3& contact_point() const { return contact_; }
   double radius() const { return radius_; }
+  const std::string& frame() const { return frame_; }
+  const Vector3& axis() const { return axis_; }      ///< unit, in the frame
+  const Vector3& normal() const { return normal_; }  ///< unit, the plane's (world)
+  double height() const { return height_; }
 
  private:
   std::string frame_;

@@ -161,13 +161,12 @@ struct RunResult {
 /// Simulator calls in place of the runtime algorithms where they apply: `aba` when no
 /// constraint is enabled; `constrained_dynamics` when every enabled constraint is one the
 /// kernels declare — a FrameConstraint in the world or a LoopConstraint on one of
-/// `held_frames` with its frames and mask, a DistanceConstraint between the frames of one of
-/// `distances`, or a JointLock (a brake's, a limit stop's) of joints in `locked_joints` — and the method is
-/// Auto or RangeSpace. The kernels' `active` input switches the declared ones on and off, so
-/// any subset of them runs on the kernels. With elastic contacts, their `_fext` forms
-/// (generated with external forces) in the same cases; without those, the runtime
-/// algorithms. A kernel that returns false (dependent rows) hands that evaluation to the
-/// runtime solver.
+/// `held_frames` with its frames and mask (HeldFrame::mask()), a DistanceConstraint between the
+/// frames of one of `distances`, a WheelConstraint with the numbers of one of `wheels`, or a JointLock (a brake's, a
+/// limit stop's) of joints in `locked_joints` — and the method is Auto or RangeSpace. The kernels' `active` input
+/// switches the declared ones on and off, so any subset of them runs on the kernels. With elastic contacts, their
+/// `_fext` forms (generated with external forces) in the same cases; without those, the runtime algorithms. A kernel
+/// that returns false (dependent rows) hands that evaluation to the runtime solver.
 struct GeneratedDynamics {
   std::string model_digest;  ///< NAME::model_digest: must equal model_digest(robot.model())
   AbaKernel aba = nullptr;
@@ -181,12 +180,12 @@ struct GeneratedDynamics {
   BodyStatesKernel body_states = nullptr;
   std::vector<std::string> state_frames = {};
   std::vector<HeldDistance> distances = {};  ///< the --distance list of the kernels
+  std::vector<HeldWheel> wheels = {};        ///< CodegenOptions::wheels of the kernels
 };
 
 /// The held frames to compile for `robot` (compile_kernels): its FrameConstraints (in the world)
-/// and LoopConstraints (to another frame) with the weld or point mask, in their order. A set
-/// with other constraints enabled (distances, wheels, callbacks, other masks) runs on the
-/// runtime solver.
+/// and LoopConstraints (to another frame), with their masks, in their order. A set with a
+/// callback constraint enabled runs on the runtime solver.
 std::vector<HeldFrame> compilable_held_frames(const Robot& robot);
 /// The joints to lock in the compiled kernels for `robot`: those of its JointLocks and of its
 /// brakes, and, when `joint_limits`, the revolute and prismatic joints with a finite limit
@@ -194,10 +193,12 @@ std::vector<HeldFrame> compilable_held_frames(const Robot& robot);
 std::vector<std::string> compilable_locked_joints(const Robot& robot, bool joint_limits);
 /// The distances to compile for `robot`: its DistanceConstraints, in their order.
 std::vector<HeldDistance> compilable_distances(const Robot& robot);
+/// The wheels to compile for `robot`: its WheelConstraints, with their numbers, in their order.
+std::vector<HeldWheel> compilable_wheels(const Robot& robot);
 /// The options compile_kernels needs for `robot`: its compilable_held_frames,
-/// compilable_locked_joints and compilable_distances, the kernels with external forces and body_states of the contacts'
-/// frames when it has elastic contacts,
-/// and only the kernels the engine calls (CompileOptions::engine_kernels_only).
+/// compilable_locked_joints, compilable_distances and compilable_wheels, the kernels with external forces and
+/// body_states of the contacts' frames when it has elastic contacts, and only the kernels the engine calls
+/// (CompileOptions::engine_kernels_only).
 CompileOptions compile_options_for(const Robot& robot, const SimulationOptions& options = {});
 
 /// Owns the simulation state (in its implementation; the accessors below read it). Not
