@@ -194,44 +194,50 @@ void Simulator::Impl::install_generated(GeneratedDynamics kernels) {
   refresh_active();
 }
 
+namespace {
+
+// Calls f on each of the robot's constraints of type T, in the set's order.
+template <typename T, typename F>
+void each_constraint(const Robot& robot, F f) {
+  const ConstraintSet& set = robot.constraints();
+  for (const std::string& name : set.names())
+    if (const auto* c = dynamic_cast<const T*>(&set.get(name))) f(*c);
+}
+
+}  // namespace
+
 std::vector<HeldFrame> compilable_held_frames(const Robot& robot) {
   std::vector<HeldFrame> held;
-  const ConstraintSet& set = robot.constraints();
-  for (const std::string& name : set.names()) {
-    const auto* fc = dynamic_cast<const FramePairConstraint*>(&set.get(name));
-    if (fc == nullptr) continue;
-    auto same = [&](const AxisMask& m) { return std::equal(m.axis, m.axis + 6, fc->mask().axis); };
+  each_constraint<FramePairConstraint>(robot, [&](const FramePairConstraint& fc) {
+    auto same = [&](const AxisMask& m) { return std::equal(m.axis, m.axis + 6, fc.mask().axis); };
     const bool weld = same(AxisMask::weld()), point = same(AxisMask::point());
-    held.push_back({fc->frame_a(), weld, fc->frame_b(), weld || point ? "" : fc->mask().to_string()});
-  }
+    held.push_back({fc.frame_a(), weld, fc.frame_b(), weld || point ? "" : fc.mask().to_string()});
+  });
   return held;
 }
 
 std::vector<HeldDistance> compilable_distances(const Robot& robot) {
   std::vector<HeldDistance> out;
-  const ConstraintSet& set = robot.constraints();
-  for (const std::string& name : set.names())
-    if (const auto* d = dynamic_cast<const DistanceConstraint*>(&set.get(name)))
-      out.push_back({d->frame_a(), d->frame_b()});
+  each_constraint<DistanceConstraint>(robot, [&](const DistanceConstraint& d) {
+    out.push_back({d.frame_a(), d.frame_b()});
+  });
   return out;
 }
 
 std::vector<HeldWheel> compilable_wheels(const Robot& robot) {
   std::vector<HeldWheel> out;
-  const ConstraintSet& set = robot.constraints();
-  for (const std::string& name : set.names())
-    if (const auto* w = dynamic_cast<const WheelConstraint*>(&set.get(name)))
-      out.push_back({w->frame(), w->radius(), w->axis(), w->normal(), w->height()});
+  each_constraint<WheelConstraint>(robot, [&](const WheelConstraint& w) {
+    out.push_back({w.frame(), w.radius(), w.axis(), w.normal(), w.height()});
+  });
   return out;
 }
 
 std::vector<std::string> compilable_locked_joints(const Robot& robot, bool joint_limits) {
   const Model& m = robot.model();
   std::vector<char> lock(static_cast<std::size_t>(m.njoints), 0);
-  const ConstraintSet& set = robot.constraints();
-  for (const std::string& name : set.names())
-    if (const auto* l = dynamic_cast<const JointLock*>(&set.get(name)))
-      for (const std::string& j : l->joints()) lock[static_cast<std::size_t>(m.joint_id(j))] = 1;
+  each_constraint<JointLock>(robot, [&](const JointLock& l) {
+    for (const std::string& j : l.joints()) lock[static_cast<std::size_t>(m.joint_id(j))] = 1;
+  });
   for (const Brake& b : robot.brakes()) lock[static_cast<std::size_t>(m.joint_id(b.joint))] = 1;
   if (joint_limits)
     for (Index j = 0; j < m.njoints; ++j)
