@@ -416,8 +416,9 @@ TEST(CompiledKernels, RunCompiledWithContactsEqualsTheRuntimeRun) {
 
 // Loop closures (LoopConstraint) and distances (DistanceConstraint) run on the compiled kernels:
 // Solo-12 falling freely with its front feet tied together (a point loop) and its hind feet kept
-// at their distance from 0.1 s (with the consistent jump), the front loop let go at 0.2 s. Every
-// evaluation is the kernels', and the run equals the runtime run (1e-9).
+// at their distance from 0.1 s (with the consistent jump), the front loop let go at 0.2 s and
+// tied again at 0.25 s (a new reference, captured then). Every evaluation is the kernels', and
+// the run equals the runtime run (1e-9).
 TEST(CompiledKernels, RunCompiledWithLoopsAndDistancesEqualsTheRuntimeRun) {
   const test::ScratchDir dir("compiled_loops");
   const std::string scenario = dir.path() + "/solo12_tied_feet.yaml";
@@ -439,6 +440,7 @@ TEST(CompiledKernels, RunCompiledWithLoopsAndDistancesEqualsTheRuntimeRun) {
          "events:\n"
          "  - {name: tie, at: 0.1, actions: [{enable: hind_feet, jump: consistent}]}\n"
          "  - {name: untie, at: 0.2, actions: [{disable: front_feet}]}\n"
+         "  - {name: retie, at: 0.25, actions: [{enable: front_feet}]}\n"
          "output: {csv: true}\n";
   std::string out_c, out_r;
   const auto rc = run_log(scenario, "--compiled --cache-dir '" + dir.path() + "/cache'", dir.path() + "/c", out_c);
