@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "articula/articula.hpp"
 #include "test_models.hpp"
@@ -332,6 +333,21 @@ std::vector<std::vector<double>> run_log(const std::string& scenario, const std:
   return {};
 }
 
+// `scenario` run with --compiled (its cache in dir) and on the runtime algorithms: every
+// evaluation (more than `at_least`) but `on_runtime` was the kernels', and the two logs agree in
+// every number (1e-9). Returns the two runs' outputs (compiled, runtime).
+std::pair<std::string, std::string> expect_compiled_run_equals_runtime(const std::string& scenario,
+                                                                       const std::string& dir, long at_least,
+                                                                       long on_runtime = 0) {
+  std::string out_c, out_r;
+  const auto rc = run_log(scenario, "--compiled --cache-dir '" + dir + "/cache'", dir + "/c", out_c);
+  const auto rr = run_log(scenario, "", dir + "/r", out_r);
+  expect_all_on_kernels(out_c, at_least, on_runtime);
+  EXPECT_GT(rr.size(), 100u);
+  expect_same_log(rc, rr);
+  return {out_c, out_r};
+}
+
 // Brakes as they are (scenarios/estop_real_brakes.yaml): friction brakes that slip, stick
 // (a JointLock switched on) and release, and a pin brake that locks with the jump. --compiled
 // declares a lock per braked joint; every subset the stop goes through runs on the one
@@ -339,12 +355,7 @@ std::vector<std::vector<double>> run_log(const std::string& scenario, const std:
 TEST(CompiledKernels, RunCompiledWithBrakesEqualsTheRuntimeRun) {
   const test::ScratchDir dir("compiled_brakes");
   const std::string scenario = std::string(ARTICULA_MODELS_DIR) + "/../scenarios/estop_real_brakes.yaml";
-  std::string out_c, out_r;
-  const auto rc = run_log(scenario, "--compiled --cache-dir '" + dir.path() + "/cache'", dir.path() + "/c", out_c);
-  const auto rr = run_log(scenario, "", dir.path() + "/r", out_r);
-  expect_all_on_kernels(out_c, 1000);
-  ASSERT_GT(rr.size(), 100u);
-  expect_same_log(rc, rr);
+  expect_compiled_run_equals_runtime(scenario, dir.path(), 1000);
 }
 
 // --compile-in-background: the run starts on the runtime algorithms, switches when the kernels
@@ -401,17 +412,12 @@ TEST(CompiledKernels, RunInBackgroundWithoutACompilerIsTheRuntimeRun) {
 TEST(CompiledKernels, RunCompiledWithContactsEqualsTheRuntimeRun) {
   const test::ScratchDir dir("compiled_contacts");
   const std::string scenario = std::string(ARTICULA_MODELS_DIR) + "/../scenarios/solo12_stand_lift.yaml";
-  std::string out_c, out_r;
-  const auto rc = run_log(scenario, "--compiled --cache-dir '" + dir.path() + "/cache'", dir.path() + "/c", out_c);
-  const auto rr = run_log(scenario, "", dir.path() + "/r", out_r);
+  const auto [out_c, out_r] = expect_compiled_run_equals_runtime(scenario, dir.path(), 1000);
   // Only aba_fext, body_states of the four feet (and the kernel table) are compiled: the
   // kernels the engine calls.
   EXPECT_NE(out_c.find("kernels compiled in"), std::string::npos) << out_c;
   EXPECT_NE(out_c.find("(3 units"), std::string::npos) << out_c;
-  expect_all_on_kernels(out_c, 1000);
   EXPECT_EQ(out_r.find("compiled kernels"), std::string::npos) << out_r;
-  ASSERT_GT(rr.size(), 100u);
-  expect_same_log(rc, rr);
 }
 
 // Loop closures (LoopConstraint) and distances (DistanceConstraint) run on the compiled kernels:
@@ -442,13 +448,8 @@ TEST(CompiledKernels, RunCompiledWithLoopsAndDistancesEqualsTheRuntimeRun) {
          "  - {name: untie, at: 0.2, actions: [{disable: front_feet}]}\n"
          "  - {name: retie, at: 0.25, actions: [{enable: front_feet}]}\n"
          "output: {csv: true}\n";
-  std::string out_c, out_r;
-  const auto rc = run_log(scenario, "--compiled --cache-dir '" + dir.path() + "/cache'", dir.path() + "/c", out_c);
-  const auto rr = run_log(scenario, "", dir.path() + "/r", out_r);
   // All but the first: the runtime solver captures the reference of the loop enabled at the start.
-  expect_all_on_kernels(out_c, 1000, 1);
-  ASSERT_GT(rr.size(), 100u);
-  expect_same_log(rc, rr);
+  expect_compiled_run_equals_runtime(scenario, dir.path(), 1000, 1);
 }
 
 // A wheel (WheelConstraint) and a frame held on two axes (rx rz) run on the compiled kernels:
@@ -457,12 +458,7 @@ TEST(CompiledKernels, RunCompiledWithLoopsAndDistancesEqualsTheRuntimeRun) {
 TEST(CompiledKernels, RunCompiledWithAWheelEqualsTheRuntimeRun) {
   const test::ScratchDir dir("compiled_wheel");
   const std::string scenario = std::string(ARTICULA_MODELS_DIR) + "/../scenarios/segway_balance.yaml";
-  std::string out_c, out_r;
-  const auto rc = run_log(scenario, "--compiled --cache-dir '" + dir.path() + "/cache'", dir.path() + "/c", out_c);
-  const auto rr = run_log(scenario, "", dir.path() + "/r", out_r);
-  expect_all_on_kernels(out_c, 10000, 1);
-  ASSERT_GT(rr.size(), 100u);
-  expect_same_log(rc, rr);
+  expect_compiled_run_equals_runtime(scenario, dir.path(), 10000, 1);
 }
 
 }  // namespace
