@@ -32,8 +32,9 @@ ConstrainedLayout constrained_layout(const Model& model, const std::vector<HeldF
                                      const std::vector<std::string>& locked, const std::vector<HeldDistance>& distances,
                                      const std::vector<HeldWheel>& wheels) {
   ConstrainedLayout out;
-  auto declare = [&out](int nq, int rows) {
-    out.declared.push_back({out.ref_size, out.m, nq, rows});
+  using Kind = ConstrainedLayout::Kind;
+  auto declare = [&out](int nq, int rows, Kind kind) {
+    out.declared.push_back({out.ref_size, out.m, nq, rows, kind});
     out.ref_size += nq;
     out.m += rows;
   };
@@ -45,14 +46,14 @@ ConstrainedLayout constrained_layout(const Model& model, const std::vector<HeldF
       model.frame_id(h.relative_to);  // throws, naming the frame and listing the valid ones
       if (h.relative_to == h.frame) throw std::invalid_argument("codegen: frame '" + h.frame + "' is held to itself");
     }
-    declare(12, h.mask().count());
+    declare(12, h.mask().count(), Kind::Frame);
   }
   out.frame_rows = out.m;
   for (std::size_t l = 0; l < locked.size(); ++l) {
     const Index j = model.joint_id(locked[l]);  // throws, naming the joint and listing the valid ones
     for (std::size_t o = 0; o < l; ++o)
       if (locked[o] == locked[l]) throw std::invalid_argument("codegen: joint '" + locked[l] + "' is locked twice");
-    declare(model.nq_joint[j], model.nv_joint[j]);
+    declare(model.nq_joint[j], model.nv_joint[j], Kind::Lock);
   }
   out.lock_rows = out.m - out.frame_rows;
   for (const HeldDistance& d : distances) {
@@ -61,7 +62,7 @@ ConstrainedLayout constrained_layout(const Model& model, const std::vector<HeldF
     if (model.frames[a].parent == kWorld && model.frames[b].parent == kWorld)
       throw std::invalid_argument("codegen: frames '" + d.frame_a + "' and '" + d.frame_b +
                                   "' are both on the world: holding their distance constrains nothing");
-    declare(1, 1);
+    declare(1, 1, Kind::Distance);
   }
   for (const HeldWheel& w : wheels) {
     const Index f = model.frame_id(w.frame);  // throws, listing the valid ones
@@ -71,7 +72,7 @@ ConstrainedLayout constrained_layout(const Model& model, const std::vector<HeldF
         !w.axis.allFinite() || !w.normal.allFinite() || !std::isfinite(w.height))
       throw std::invalid_argument("codegen: wheel '" + w.frame +
                                   "': the radius must be positive and the axis and normal finite and not zero");
-    declare(0, 3);
+    declare(0, 3, Kind::Wheel);
   }
   return out;
 }

@@ -145,17 +145,23 @@ DynamicsResult GeneratedConstrainedDynamics::evaluate(VectorRef q, VectorRef v, 
     if (!c.has_reference()) return fallback_.evaluate(q, v, tau, f_ext, message);
     const ConstrainedLayout::Declared& s = slots_[static_cast<std::size_t>(u.slot)];
     double* ref = ref_.data() + s.ref;
-    if (static_cast<std::size_t>(u.slot) < held_.size()) {
-      const Transform& X = static_cast<const FramePairConstraint&>(c).reference();
-      for (int k = 0; k < 3; ++k) ref[k] = X.p[k];
-      for (int k = 0; k < 9; ++k) ref[3 + k] = X.R.data()[k];
-    } else if (static_cast<std::size_t>(u.slot) >= held_.size() + locked_.size() + distances_.size()) {
-      // A wheel: its numbers are in the kernel, nothing in ref.
-    } else if (static_cast<std::size_t>(u.slot) >= held_.size() + locked_.size()) {
-      ref[0] = static_cast<const DistanceConstraint&>(c).distance();
-    } else {
-      const VectorX& r = static_cast<const JointLock&>(c).reference();
-      for (int k = 0; k < s.nq; ++k) ref[k] = r[u.ref_from + k];
+    switch (s.kind) {
+      case ConstrainedLayout::Kind::Frame: {
+        const Transform& X = static_cast<const FramePairConstraint&>(c).reference();
+        for (int k = 0; k < 3; ++k) ref[k] = X.p[k];
+        for (int k = 0; k < 9; ++k) ref[3 + k] = X.R.data()[k];
+        break;
+      }
+      case ConstrainedLayout::Kind::Lock: {
+        const VectorX& r = static_cast<const JointLock&>(c).reference();
+        for (int k = 0; k < s.nq; ++k) ref[k] = r[u.ref_from + k];
+        break;
+      }
+      case ConstrainedLayout::Kind::Distance:
+        ref[0] = static_cast<const DistanceConstraint&>(c).distance();
+        break;
+      case ConstrainedLayout::Kind::Wheel:  // its numbers are in the kernel, nothing in ref
+        break;
     }
     const bool on = c.baumgarte_frequency() > 0.0;
     kp_[static_cast<std::size_t>(u.slot)] = on ? c.kp() : 0.0;

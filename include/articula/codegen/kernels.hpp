@@ -87,8 +87,10 @@ struct HeldWheel {
 /// a wheel: 0 and 3). The generated header's constants (ref_size, frame_rows, m) and every
 /// caller of the kernels take them from here.
 struct ConstrainedLayout {
+  enum class Kind { Frame, Lock, Distance, Wheel };
   struct Declared {
     int ref = 0, row = 0, nq = 0, rows = 0;
+    Kind kind = Kind::Frame;
   };
   std::vector<Declared> declared;
   int ref_size = 0;    ///< numbers in `ref`
