@@ -7,7 +7,9 @@
 #include <stdexcept>
 
 #include "codegen/recursions.hpp"
+#include "constraints/row_formulas.hpp"
 #include "dynamics/joint_motion.hpp"
+#include "dynamics/kinematics_pass.hpp"
 #include "dynamics/ltdl.hpp"
 
 namespace articula::codegen {
@@ -20,64 +22,56 @@ struct Rows {
   std::vector<Sym> gamma;
 };
 
-/// Forward kinematics (RBDA §4.4 and the velocity pass of §5.3): the world placements
-/// ⁰M_i = ⁰M_λ ^λX_i and, with v, the body velocities v_i = ⁱX_λ v_λ + S_i q̇_i and the bias
-/// accelerations c_i = ⁱX_λ c_λ + v_i × S_i q̇_i (v̇ = 0, no gravity), in body coordinates.
+/// The workspace of the shared forward-kinematics pass (dynamics/kinematics_pass.hpp) on Sym:
+/// the joint and world placements and, with v, the body velocities and bias accelerations (v̇ = 0,
+/// no gravity), in body coordinates.
 struct BodyMotion {
-  std::vector<STransform> oM;
-  std::vector<SMotion> vel, acc;
+  explicit BodyMotion(const Model& model)
+      : liMi(static_cast<std::size_t>(model.njoints)), oMi(liMi.size()), v(liMi.size()), a(liMi.size()) {}
+  std::vector<STransform> liMi, oMi;
+  std::vector<SMotion> v, a;
 };
 
-BodyMotion body_motion(const Model& model, const std::vector<STransform>& X, const SymVector* v) {
-  const int nb = model.njoints;
-  BodyMotion out{std::vector<STransform>(nb), std::vector<SMotion>(nb), std::vector<SMotion>(nb)};
-  for (Index i = 0; i < nb; ++i) {
-    const Index p = model.parents[i];
-    out.oM[i] = p == kWorld ? X[i] : out.oM[p] * X[i];
-    if (v) {
-      const SMotion vJ = joint_motion(model, i, *v);
-      out.vel[i] = (p == kWorld ? SMotion::Zero() : X[i].act_inv(out.vel[p])) + vJ;
-      out.acc[i] = (p == kWorld ? SMotion::Zero() : X[i].act_inv(out.acc[p])) + out.vel[i].cross(vJ);
-    }
-  }
+BodyMotion body_motion(const Model& model, const SymVector& q, const SymVector* v) {
+  BodyMotion out(model);
+  if (v)
+    kinematics_pass<2, Sym>(model, out, q, v->data(), nullptr);
+  else
+    kinematics_pass<0, Sym>(model, out, q, nullptr, nullptr);
   return out;
 }
 
-/// A frame's world kinematics (FramePairConstraint's FrameMotion, frame_jacobian()): its
-/// placement, with v the classical velocity and drift acceleration (v̇ = 0) of its origin in world
-/// axes, and its local-world-aligned Jacobian columns [v_c + ω_c × p_f; ω_c] (zero off the frame's
-/// support). A frame on the world is constant: every velocity and column is the number 0.
+/// A frame's motion and its local-world-aligned Jacobian columns (zero off the frame's support),
+/// the inputs of the shared row formulas (constraints/row_formulas.hpp). A frame on the world
+/// is constant: every velocity and column is the number 0.
 struct FrameKinematics {
-  STransform oMf;
-  SVector3 v = SVector3::Constant(Sym(0.0)), w = SVector3::Constant(Sym(0.0));
-  SVector3 a = SVector3::Constant(Sym(0.0)), dw = SVector3::Constant(Sym(0.0));
-  std::vector<SMotion> J;  // [linear; angular] per dof
+  rows::FrameMotion<Sym> m;
+  std::vector<rows::Vec6<Sym>> J;  // [linear; angular] per dof
 };
 
 FrameKinematics frame_kinematics(const Model& model, const BodyMotion& bm, const std::vector<SMotion>& Jw,
                                  Index frame_id, bool with_motion) {
+  FrameKinematics k;
+  k.J.assign(static_cast<std::size_t>(model.nv), rows::Vec6<Sym>::Zero());
+  if (frame_id < 0) return k;  // the world
   const Frame& frame = model.frames[frame_id];
   const Index b = frame.parent;
   const STransform P = frame.placement.cast<Sym>();
-  FrameKinematics k;
-  k.J.assign(static_cast<std::size_t>(model.nv), SMotion::Zero());
   if (b == kWorld) {
-    k.oMf = P;
+    k.m.p = P.p;
+    k.m.R = P.R;
     return k;
   }
-  k.oMf = bm.oM[b] * P;
+  if (with_motion) {
+    k.m = rows::frame_motion<Sym>(bm.oMi[b], bm.v[b], bm.a[b], P);
+  } else {
+    const STransform oMf = bm.oMi[b] * P;
+    k.m.p = oMf.p;
+    k.m.R = oMf.R;
+  }
   for (Index j = b; j != kWorld; j = model.parents[j])
     for (int c = model.idx_v[j]; c < model.idx_v[j] + model.nv_joint[j]; ++c)
-      k.J[c] = SMotion{Jw[c].v + Jw[c].w.cross(k.oMf.p), Jw[c].w};
-  if (with_motion) {
-    // The frame's local velocity and bias acceleration, in world axes: v = R_f v_f, ω = R_f ω_f,
-    // a = R_f (a_f + ω_f × v_f), ω̇ = R_f ω̇_f (frame_velocity(), frame_acceleration()).
-    const SMotion vf = P.act_inv(bm.vel[b]), af = P.act_inv(bm.acc[b]);
-    k.v = k.oMf.R * vf.v;
-    k.w = k.oMf.R * vf.w;
-    k.a = k.oMf.R * (af.v + vf.w.cross(vf.v));
-    k.dw = k.oMf.R * af.w;
-  }
+      k.J[c] = rows::origin_column<Sym>(Jw[c].v, Jw[c].w, k.m.p);
   return k;
 }
 
@@ -87,86 +81,67 @@ struct TreeKinematics {
   std::vector<SMotion> Jw;
 };
 
-TreeKinematics tree_kinematics(const Model& model, const std::vector<STransform>& X, const SymVector* v) {
-  TreeKinematics t{body_motion(model, X, v), std::vector<SMotion>(static_cast<std::size_t>(model.nv))};
+TreeKinematics tree_kinematics(const Model& model, const SymVector& q, const SymVector* v) {
+  TreeKinematics t{body_motion(model, q, v), std::vector<SMotion>(static_cast<std::size_t>(model.nv))};
   for (Index i = 0; i < model.njoints; ++i)
     for (int k = model.idx_v[i]; k < model.idx_v[i] + model.nv_joint[i]; ++k)
-      t.Jw[k] = t.bm.oM[i].act(SMotion::from(subspace_column(model, k)));
+      t.Jw[k] = t.bm.oMi[i].act(SMotion::from(subspace_column(model, k)));
   return t;
 }
 
-/// The rows of the held frames, as FramePairConstraint::compute (docs/constraints.md, "Frame
-/// and loop rows"): with d = p_A − p_B and R_B B's orientation (the identity for the world),
-///   linear:  J = R_Bᵀ (J_A,v − J_B,v + [d]× J_B,ω),  e = R_Bᵀ d − r₀,
-///            drift R_Bᵀ (a_A − a_B − ω̇_B × d − ω_B × (v_A − v_B) − ω_B × u),  u = v_A − v_B − ω_B × d
-///   angular: J = R_Bᵀ (J_A,ω − J_B,ω),  e = log₃(R_Bᵀ R_A R₀ᵀ),  drift R_Bᵀ (ω̇_A − ω̇_B − ω_B × (ω_A − ω_B))
-/// and γ = drift + kd J v + kp e. For the world, B's terms are the numbers 0 and 1 and fold away.
+/// γ = drift + kd J v + kp e of one row.
+Sym stabilized(Emitter& e, const std::vector<Sym>& J, const SymVector& v, const Sym& drift, const Sym& kd,
+               const Sym& kp, const Sym& err) {
+  Sym Jv = Sym(0.0);
+  for (std::size_t c = 0; c < J.size(); ++c) Jv = e.add(Jv, e.mul(J[c], v[static_cast<Index>(c)]));
+  return e.add(e.add(drift, e.mul(kd, Jv)), e.mul(kp, err));
+}
+
+/// The rows of the held frames (rows::FramePair, as FramePairConstraint::compute), the masked
+/// ones; with v, γ = drift + kd J v + kp e with the reference pose of frame f in ref[12 f …]
+/// (position, then rotation column-major). log₃ is the runtime's, called from the kernel.
 Rows frame_rows(const Model& model, const std::vector<HeldFrame>& held, const TreeKinematics& tk, const SymVector* v) {
   Emitter& e = Emitter::active();
   const int nv = model.nv;
-  const BodyMotion& bm = tk.bm;
-  const std::vector<SMotion>& Jw = tk.Jw;
   Rows rows;
   for (std::size_t f = 0; f < held.size(); ++f) {
-    const bool with_b = !held[f].relative_to.empty();
-    const FrameKinematics A = frame_kinematics(model, bm, Jw, model.frame_id(held[f].frame), v != nullptr);
-    FrameKinematics B;
-    if (with_b) {
-      B = frame_kinematics(model, bm, Jw, model.frame_id(held[f].relative_to), v != nullptr);
-    } else {
-      B.oMf = STransform::Identity();
-      B.J.assign(static_cast<std::size_t>(nv), SMotion::Zero());
-    }
-    const SMatrix3 RbT = B.oMf.R.transpose();
-    const SVector3 d = A.oMf.p - B.oMf.p;
-    // All six rows (linear, then angular), then those of the mask's axes.
+    const bool loop = !held[f].relative_to.empty();
+    const FrameKinematics A = frame_kinematics(model, tk.bm, tk.Jw, model.frame_id(held[f].frame), v != nullptr);
+    const FrameKinematics B =
+        frame_kinematics(model, tk.bm, tk.Jw, loop ? model.frame_id(held[f].relative_to) : -1, v != nullptr);
+    const rows::FramePair<Sym> pair(A.m.p, B.m.p, B.m.R, loop);
     const AxisMask mask = held[f].mask();
     bool angular = false;
     for (int k = 3; k < 6; ++k) angular = angular || mask.axis[k];
     SymMatrix J(6, std::vector<Sym>(nv, Sym(0.0)));
     for (int c = 0; c < nv; ++c) {
-      const SVector3 lin = RbT * (A.J[c].v - B.J[c].v + d.cross(B.J[c].w));
-      const SVector3 ang = angular ? SVector3(RbT * (A.J[c].w - B.J[c].w)) : SVector3::Constant(Sym(0.0));
-      for (int k = 0; k < 3; ++k) {
-        J[k][c] = lin[k];
-        J[3 + k][c] = ang[k];
-      }
+      const rows::Vec6<Sym> col = pair.column(A.J[c], B.J[c]);
+      for (int k = 0; k < 6; ++k) J[k][c] = col[k];
     }
     if (v) {
-      const SVector3 u = A.v - B.v - B.w.cross(d);
-      const SVector3 drift_lin = RbT * (A.a - B.a - B.dw.cross(d) - B.w.cross(A.v - B.v) - B.w.cross(u));
-      const SVector3 drift_ang = RbT * (A.dw - B.dw - B.w.cross(A.w - B.w));
-      // Error e = [R_Bᵀ d − p_ref; log₃(R_Bᵀ R_A R_refᵀ)], reference pose from ref[12 f …].
+      const rows::Vec6<Sym> drift = pair.drift(A.m, B.m);
       const int r0 = 12 * static_cast<int>(f);
-      const SVector3 rel_p = RbT * d;
-      SVector3 err_lin;
-      for (int k = 0; k < 3; ++k) err_lin[k] = rel_p[k] - e.input(at("ref", r0 + k));
-      SVector3 err_ang;
+      SVector3 ref_p;
+      for (int k = 0; k < 3; ++k) ref_p[k] = e.input(at("ref", r0 + k));
+      rows::Vec6<Sym> err;
+      err.head<3>() = pair.linear_error(ref_p);
+      err.tail<3>().setConstant(Sym(0.0));
       if (angular) {
-        const SMatrix3 Rrel = with_b ? SMatrix3(RbT * A.oMf.R) : A.oMf.R;
         SMatrix3 Rref;
         for (int r = 0; r < 3; ++r)
           for (int c = 0; c < 3; ++c) Rref(r, c) = e.input(at("ref", r0 + 3 + r + 3 * c));  // column-major
-        SMatrix3 Rerr;
-        for (int r = 0; r < 3; ++r)
-          for (int c = 0; c < 3; ++c) Rerr(r, c) = Rrel.row(r).dot(Rref.row(c));  // R_rel R_refᵀ
+        const SMatrix3 Rerr = pair.rotation_error(A.m.R, Rref);
         const std::string m = e.fresh_name("Rerr"), l = e.fresh_name("log");
         std::string init = "::articula::Matrix3 " + m + ";\n  " + m + " << ";
         for (int r = 0; r < 3; ++r)
           for (int c = 0; c < 3; ++c) init += e.ref(Rerr(r, c)) + (r == 2 && c == 2 ? ";" : ", ");
         e.raw(init);
         e.raw("const ::articula::Vector3 " + l + " = ::articula::log3(" + m + ");");
-        for (int k = 0; k < 3; ++k) err_ang[k] = e.input(l + "[" + std::to_string(k) + "]", true);
+        for (int k = 0; k < 3; ++k) err[3 + k] = e.input(l + "[" + std::to_string(k) + "]", true);
       }
       const Sym kp = e.input(at("kp", static_cast<int>(f))), kd = e.input(at("kd", static_cast<int>(f)));
-      for (int r = 0; r < 6; ++r) {
-        if (!mask.axis[r]) continue;
-        Sym Jv = Sym(0.0);
-        for (int c = 0; c < nv; ++c) Jv = e.add(Jv, e.mul(J[r][c], (*v)[c]));
-        const Sym drift = r < 3 ? drift_lin[r] : drift_ang[r - 3];
-        const Sym err = r < 3 ? err_lin[r] : err_ang[r - 3];
-        rows.gamma.push_back(e.add(e.add(drift, e.mul(kd, Jv)), e.mul(kp, err)));
-      }
+      for (int r = 0; r < 6; ++r)
+        if (mask.axis[r]) rows.gamma.push_back(stabilized(e, J[r], *v, drift[r], kd, kp, err[r]));
     }
     for (int r = 0; r < 6; ++r)
       if (mask.axis[r]) rows.J.push_back(std::move(J[r]));
@@ -174,47 +149,38 @@ Rows frame_rows(const Model& model, const std::vector<HeldFrame>& held, const Tr
   return rows;
 }
 
-/// Appends the rows of the held distances, as DistanceConstraint::compute (docs/constraints.md):
-/// with d = p_A − p_B, ℓ = max(‖d‖, 1e-300), n = d / ℓ and ḋ = v_A − v_B,
-///   J = nᵀ (J_A,v − J_B,v),  e = ℓ − d₀,  drift nᵀ (a_A − a_B) + (‖ḋ‖² − (nᵀḋ)²) / ℓ,
-/// γ = drift + kd J v + kp e; distance i is declared constraint first_slot + i, its d₀ in `ref`.
+/// Appends the rows of the held distances (rows::Distance, as DistanceConstraint::compute), with
+/// ℓ = max(‖d‖, 1e-300) computed in the kernel; distance i is declared constraint
+/// first_slot + i, its d₀ in `ref`.
 void distance_rows(const Model& model, const std::vector<HeldDistance>& distances, const ConstrainedLayout& layout,
                    int first_slot, const TreeKinematics& tk, const SymVector* v, Rows& rows) {
   Emitter& e = Emitter::active();
   const int nv = model.nv;
+  const auto length = [&e](const SVector3& d) {
+    const std::string name = e.fresh_name("len");
+    e.raw("const double " + name + " = std::fmax(std::sqrt(" + e.ref(d.dot(d)) + "), 1e-300);");
+    return e.input(name, true);
+  };
   for (std::size_t i = 0; i < distances.size(); ++i) {
     const int slot = first_slot + static_cast<int>(i);
     const FrameKinematics A = frame_kinematics(model, tk.bm, tk.Jw, model.frame_id(distances[i].frame_a), v != nullptr);
     const FrameKinematics B = frame_kinematics(model, tk.bm, tk.Jw, model.frame_id(distances[i].frame_b), v != nullptr);
-    const SVector3 d = A.oMf.p - B.oMf.p;
-    const std::string len_name = e.fresh_name("len");
-    e.raw("const double " + len_name + " = std::fmax(std::sqrt(" + e.ref(d.dot(d)) + "), 1e-300);");
-    const Sym len = e.input(len_name, true);
-    const SVector3 n = d * e.div(Sym(1.0), len);
+    const rows::Distance<Sym> dist(A.m.p, B.m.p, length);
     std::vector<Sym> J(nv, Sym(0.0));
-    for (int c = 0; c < nv; ++c) J[c] = n.dot(A.J[c].v - B.J[c].v);
+    for (int c = 0; c < nv; ++c) J[c] = dist.column(A.J[c], B.J[c]);
     if (v) {
-      const SVector3 dd = A.v - B.v;
-      const Sym ndd = n.dot(dd);
-      const Sym drift = n.dot(A.a - B.a) + (dd.dot(dd) - ndd * ndd) * e.div(Sym(1.0), len);
-      const Sym err = len - e.input(at("ref", layout.declared[slot].ref));
-      const Sym kp = e.input(at("kp", slot)), kd = e.input(at("kd", slot));
-      Sym Jv = Sym(0.0);
-      for (int c = 0; c < nv; ++c) Jv = e.add(Jv, e.mul(J[c], (*v)[c]));
-      rows.gamma.push_back(e.add(e.add(drift, e.mul(kd, Jv)), e.mul(kp, err)));
+      const Sym err = dist.error(e.input(at("ref", layout.declared[slot].ref)));
+      rows.gamma.push_back(
+          stabilized(e, J, *v, dist.drift(A.m, B.m), e.input(at("kd", slot)), e.input(at("kp", slot)), err));
     }
     rows.J.push_back(std::move(J));
   }
 }
 
-/// Appends the rows of the wheels, as WheelConstraint::compute (docs/constraints.md, "Wheel
-/// rows"), the wheel's numbers folded in: with â = R axis, t = n − (nᵀâ)â, u = t / ‖t‖ and the
-/// contact point p = c − r u,
-///   J = J_c,v + r [u]× J_ω,  e = n (nᵀp − h),  drift a_c + r u × ω̇ + r u̇ × ω,
-///   u̇ = (ṫ − u (uᵀṫ)) / ‖t‖,  ṫ = −(nᵀâ̇) â − (nᵀâ) â̇,  â̇ = ω × â,
-/// γ = drift + kd J v + kp e. A wheel flat on its plane (‖t‖ ≤ 1e-9) has no contact point: the
-/// kernel returns false (the runtime's constraint then reports it). Wheel i is declared
-/// constraint first_slot + i.
+/// Appends the rows of the wheels (rows::Wheel, as WheelConstraint::compute), the wheel's
+/// numbers folded in. A wheel flat on its plane (‖t‖ ≤ 1e-9) has no contact point: the kernel
+/// returns false (the runtime's constraint then reports it). Wheel i is declared constraint
+/// first_slot + i.
 void wheel_rows(const Model& model, const std::vector<HeldWheel>& wheels, int first_slot, const TreeKinematics& tk,
                 const SymVector* v, Rows& rows) {
   Emitter& e = Emitter::active();
@@ -223,35 +189,25 @@ void wheel_rows(const Model& model, const std::vector<HeldWheel>& wheels, int fi
     const HeldWheel& w = wheels[i];
     const int slot = first_slot + static_cast<int>(i);
     const FrameKinematics C = frame_kinematics(model, tk.bm, tk.Jw, model.frame_id(w.frame), v != nullptr);
-    const Sym r = Sym(w.radius);
-    const SVector3 n = w.normal.normalized().cast<Sym>();
-    const SVector3 a = C.oMf.R * SVector3(w.axis.normalized().cast<Sym>());
-    const Sym na = n.dot(a);
-    const SVector3 t = n - a * na;
-    const std::string tn_name = e.fresh_name("tn");
-    e.raw("const double " + tn_name + " = std::sqrt(" + e.ref(t.dot(t)) + ");");
-    e.raw("if (!(" + tn_name + " > 1e-9)) return false;  // wheel " + w.frame + " flat on its plane");
-    const Sym tn = e.input(tn_name, true), inv_tn = e.div(Sym(1.0), tn);
-    const SVector3 u = t * inv_tn;
-    for (int k = 0; k < 3; ++k) {
-      std::vector<Sym> J(nv, Sym(0.0));
-      for (int c = 0; c < nv; ++c) J[c] = C.J[c].v[k] + r * u.cross(C.J[c].w)[k];
-      rows.J.push_back(std::move(J));
+    const auto tangent_norm = [&](const SVector3& t) {
+      const std::string name = e.fresh_name("tn");
+      e.raw("const double " + name + " = std::sqrt(" + e.ref(t.dot(t)) + ");");
+      e.raw("if (!(" + name + " > 1e-9)) return false;  // wheel " + w.frame + " flat on its plane");
+      return e.input(name, true);
+    };
+    const rows::Wheel<Sym> wheel(C.m, Sym(w.radius), w.axis.normalized().cast<Sym>(), w.normal.normalized().cast<Sym>(),
+                                 tangent_norm);
+    std::vector<std::vector<Sym>> J(3, std::vector<Sym>(nv, Sym(0.0)));
+    for (int c = 0; c < nv; ++c) {
+      const SVector3 col = wheel.column(C.J[c]);
+      for (int k = 0; k < 3; ++k) J[k][c] = col[k];
     }
-    if (!v) continue;
-    const SVector3 a_dot = C.w.cross(a);
-    const SVector3 t_dot = -(a * n.dot(a_dot)) - a_dot * na;
-    const SVector3 u_dot = (t_dot - u * u.dot(t_dot)) * inv_tn;
-    const SVector3 drift = C.a + u.cross(C.dw) * r + u_dot.cross(C.w) * r;
-    const SVector3 contact = C.oMf.p - u * r;
-    const Sym gap = n.dot(contact) - Sym(w.height);
-    const Sym kp = e.input(at("kp", slot)), kd = e.input(at("kd", slot));
-    const std::size_t row0 = rows.J.size() - 3;
-    for (int k = 0; k < 3; ++k) {
-      Sym Jv = Sym(0.0);
-      for (int c = 0; c < nv; ++c) Jv = e.add(Jv, e.mul(rows.J[row0 + k][c], (*v)[c]));
-      rows.gamma.push_back(e.add(e.add(drift[k], e.mul(kd, Jv)), e.mul(kp, n[k] * gap)));
+    if (v) {
+      const SVector3 drift = wheel.drift(C.m), err = wheel.error(Sym(w.height));
+      const Sym kp = e.input(at("kp", slot)), kd = e.input(at("kd", slot));
+      for (int k = 0; k < 3; ++k) rows.gamma.push_back(stabilized(e, J[k], *v, drift[k], kd, kp, err[k]));
     }
+    for (int k = 0; k < 3; ++k) rows.J.push_back(std::move(J[k]));
   }
 }
 
@@ -400,15 +356,15 @@ std::string body_states_kernel(const Model& model, const std::vector<std::string
     list += (list.empty() ? "" : ", ") + f;
   }
   const SymVector q = inputs("q", model.nq), v = inputs("v", model.nv);
-  const BodyMotion bm = body_motion(model, placements(model, q), &v);
+  const BodyMotion bm = body_motion(model, q, &v);
   for (std::size_t f = 0; f < frames.size(); ++f) {
     const Index b = model.frames[model.frame_id(frames[f])].parent;
     const int o = 18 * static_cast<int>(f);
-    for (int k = 0; k < 9; ++k) e.assign(at("out", o + k), bm.oM[b].R(k % 3, k / 3));  // column-major
+    for (int k = 0; k < 9; ++k) e.assign(at("out", o + k), bm.oMi[b].R(k % 3, k / 3));  // column-major
     for (int k = 0; k < 3; ++k) {
-      e.assign(at("out", o + 9 + k), bm.oM[b].p[k]);
-      e.assign(at("out", o + 12 + k), bm.vel[b].v[k]);
-      e.assign(at("out", o + 15 + k), bm.vel[b].w[k]);
+      e.assign(at("out", o + 9 + k), bm.oMi[b].p[k]);
+      e.assign(at("out", o + 12 + k), bm.v[b].v[k]);
+      e.assign(at("out", o + 15 + k), bm.v[b].w[k]);
     }
   }
   kernels.push_back(
@@ -492,8 +448,8 @@ std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>
     for (int i = 0; i < nd; ++i) e.assign(at(array, r++), x[m + i]);
   };
   // The rows of J: the held frames', the distances', the wheels' (with v: their drift and Baumgarte terms).
-  auto position_rows = [&](const std::vector<STransform>& X, const SymVector* v) {
-    const TreeKinematics tk = tree_kinematics(model, X, v);
+  auto position_rows = [&](const SymVector& q, const SymVector* v) {
+    const TreeKinematics tk = tree_kinematics(model, q, v);
     Rows rows = frame_rows(model, held, tk, v);
     distance_rows(model, distances, layout, first_distance, tk, v, rows);
     wheel_rows(model, wheels, first_wheel, tk, v, rows);
@@ -505,10 +461,9 @@ std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>
   auto dynamics = [&](bool with_forces) {
     const std::vector<Sym> a = activity();
     const SymVector q = inputs("q", model.nq);
-    const auto X = placements(model, q);
     const SymVector v = inputs("v", nv), tau = inputs("tau", nv);
     const std::vector<SForce> f_ext = with_forces ? force_inputs(model, "f_ext") : std::vector<SForce>{};
-    const Rows rows = position_rows(X, &v);
+    const Rows rows = position_rows(q, &v);
     const SymMatrix M = crba(model, q);
     const SymVector h = rnea(model, q, v, SymVector::Zero(nv), f_ext);
     std::vector<Sym> b(nv), rhs(m + nd), lambda, qdd, lambda_lock;
@@ -583,9 +538,8 @@ std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>
     // Velocity jump: S Λ = J v⁻, v⁺ = v⁻ − M⁻¹ Jᵀ Λ; a locked dof gets Δv = −v⁻ (v⁺ = 0).
     const std::vector<Sym> a = activity();
     const SymVector q = inputs("q", model.nq);
-    const auto X = placements(model, q);
     const SymVector v = inputs("v_minus", nv);
-    const Rows rows = position_rows(X, nullptr);
+    const Rows rows = position_rows(q, nullptr);
     const SymMatrix M = crba(model, q);
     std::vector<Sym> rhs(m + nd), Lambda, dv, Lambda_lock;
     for (int r = 0; r < m + nd; ++r) {

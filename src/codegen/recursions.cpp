@@ -15,12 +15,6 @@ SymVector inputs(const char* array, int n) {
   return out;
 }
 
-std::vector<STransform> placements(const Model& model, const SymVector& q) {
-  std::vector<STransform> out(static_cast<std::size_t>(model.njoints));
-  for (Index i = 0; i < model.njoints; ++i) joint_placement(model, i, q.data() + model.idx_q[i], out[i]);
-  return out;
-}
-
 std::vector<SForce> force_inputs(const Model& model, const char* array) {
   std::vector<SForce> out(static_cast<std::size_t>(model.njoints));
   for (Index i = 0; i < model.njoints; ++i)

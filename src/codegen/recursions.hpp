@@ -26,8 +26,6 @@ using SymMatrix = std::vector<std::vector<Sym>>;  // [row][column]
 std::string at(const char* array, int index);
 /// Temporaries holding array[0 … n−1] (in the active Emitter).
 SymVector inputs(const char* array, int n);
-/// liMi = X_T,i X_J,i(q) (RBDA eq. 4.3) of every joint (joint_placement(), shared).
-std::vector<STransform> placements(const Model& model, const SymVector& q);
 /// Column k of the motion subspaces Model::S (numbers).
 SVector6 subspace_column(const Model& model, int k);
 

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "articula/dynamics/jacobian.hpp"
+#include "constraints/frame_kinematics.hpp"
 
 namespace articula {
 
@@ -37,34 +38,26 @@ void WheelConstraint::bind(const Model& model) {
     }
   }
   id_ = model.frame_id(frame_);
-  Jf_.setZero(6, model.nv);
+  support_ = frame_support(model, id_);
 }
 
 void WheelConstraint::compute(const Model& model, const Data& data, VectorRef, VectorRef, Eigen::Ref<MatrixX> J,
                               Eigen::Ref<VectorX> gamma, Eigen::Ref<VectorX> error) {
-  const Transform X = frame_placement(model, data, id_);
-  const Motion vel = frame_velocity(model, data, id_, ReferenceFrame::LocalWorldAligned);
-  const Motion acc = frame_acceleration(model, data, id_, ReferenceFrame::LocalWorldAligned);
-  frame_jacobian(model, data, id_, ReferenceFrame::LocalWorldAligned, Jf_);
-  const Vector3 a = X.R * axis_;
-  const Vector3 t = normal_ - normal_.dot(a) * a;
-  // t = 0 means the wheel lies flat on the plane: the contact point is undefined, and rows
+  const rows::FrameMotion<double> C = frame_motion(model, data, id_);
+  // ‖t‖ = 0 means the wheel lies flat on the plane: the contact point is undefined, and rows
   // built on a round-off direction would act as some other constraint. An error, naming it.
-  const double tn = t.norm();
-  if (!(tn > 1e-9))
-    throw std::invalid_argument("constraint '" + name() +
-                                "': the wheel lies flat on the plane (its axis is along the plane normal): "
-                                "no contact point");
-  const Vector3 u = t / tn;
-  contact_ = X.p - radius_ * u;
-  const Vector3 a_dot = vel.w.cross(a);
-  const Vector3 t_dot = -normal_.dot(a_dot) * a - normal_.dot(a) * a_dot;
-  const Vector3 u_dot = (t_dot - u * u.dot(t_dot)) / tn;
-  const Matrix3 U = skew(u);
-  J = Jf_.topRows<3>();
-  J.noalias() += (radius_ * U) * Jf_.bottomRows<3>();  // noalias: no heap temporary
-  gamma = acc.v + radius_ * U * acc.w + radius_ * u_dot.cross(vel.w);
-  error = normal_ * (normal_.dot(contact_) - height_);
+  const rows::Wheel<double> wheel(C, radius_, axis_, normal_, [this](const Vector3& t) {
+    const double tn = t.norm();
+    if (!(tn > 1e-9))
+      throw std::invalid_argument("constraint '" + name() +
+                                  "': the wheel lies flat on the plane (its axis is along the plane normal): "
+                                  "no contact point");
+    return tn;
+  });
+  contact_ = wheel.contact;
+  for (Index c = 0; c < model.nv; ++c) J.col(c) = wheel.column(frame_column(data, support_, c, C.p));
+  gamma = wheel.drift(C);
+  error = wheel.error(height_);
 }
 
 }  // namespace articula

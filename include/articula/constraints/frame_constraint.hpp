@@ -39,16 +39,15 @@ class FramePairConstraint : public Constraint {
 
  private:
   Transform relative_pose(const Model& model, const Data& data) const;
-  // The rows of J given A's origin p_a and d = p_A − p_B (p_A for the world), with R_B in R_b_last_.
-  void write_jacobian(const Model& model, const Data& data, const Vector3& p_a, const Vector3& d,
+  // The rows of J given the origins p_a and p_b (any for the world), with R_B in R_b_last_.
+  void write_jacobian(const Model& model, const Data& data, const Vector3& p_a, const Vector3& p_b,
                       Eigen::Ref<MatrixX> J);
   std::string frame_a_, frame_b_;
   AxisMask mask_;
   bool user_reference_ = false;
   Transform reference_;
-  Index id_a_ = -1, id_b_ = -1;  // id_b_ = -1: the world
-  MatrixX Ja_, Jb_;              // scratch: local-world-aligned Jacobians (6 × nv)
-  std::vector<char> support_a_;  // (nv) 1 for the dofs that move frame A
+  Index id_a_ = -1, id_b_ = -1;              // id_b_ = -1: the world
+  std::vector<char> support_a_, support_b_;  // (nv) 1 for the dofs that move frame A, B
   Matrix3 R_b_last_ = Matrix3::Identity();
 };
 
@@ -88,7 +87,7 @@ class DistanceConstraint : public Constraint {
   Index id_a_ = -1, id_b_ = -1;
   bool user_distance_ = false;
   double distance_ = 0.0;
-  MatrixX Ja_, Jb_;
+  std::vector<char> support_a_, support_b_;  // (nv) 1 for the dofs that move frame A, B
 };
 
 }  // namespace articula

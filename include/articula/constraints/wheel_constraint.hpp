@@ -1,5 +1,7 @@
 #pragma once
 /// A wheel rolling without slipping on a plane (docs/constraints.md, "Wheel rows").
+#include <vector>
+
 #include "articula/constraints/constraint.hpp"
 
 namespace articula {
@@ -32,7 +34,7 @@ class WheelConstraint : public Constraint {
   Vector3 axis_, normal_;
   double height_;
   Index id_ = -1;
-  MatrixX Jf_;
+  std::vector<char> support_;  // (nv) 1 for the dofs that move the wheel
   Vector3 contact_ = Vector3::Zero();
 };
 
