@@ -141,6 +141,16 @@ int ConstraintSet::for_each_block(const Model& model, const Data& data, VectorRe
   return row;
 }
 
+bool ConstraintSet::references_due() const {
+  for (const auto& e : entries_)
+    if (e.enabled && (e.needs_reference || !e.constraint->has_reference())) return true;
+  return false;
+}
+
+void ConstraintSet::capture_references(const Model& model, const Data& data, VectorRef q) {
+  for_each_block(model, data, q, [](const Constraint&, int, int) {});
+}
+
 bool ConstraintSet::kinematics_pass(const Model& model, Data& data, VectorRef q, VectorRef v, bool jacobian_only) {
   bool kinematics = false, placements = jacobian_only;
   for (const auto& e : entries_)

@@ -191,7 +191,7 @@ void Simulator::Impl::install_generated(GeneratedDynamics kernels) {
     contact_state_buffer.assign(18 * contact_state_bodies.size(), 0.0);
   }
   compiled_owner.reset();  // kernels of a library loaded before (use_compiled) are no longer used
-  refresh_active();
+  refresh_active(false);   // not at a run's state: the references are taken when a run begins
 }
 
 namespace {

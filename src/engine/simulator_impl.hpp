@@ -64,7 +64,10 @@ struct Simulator::Impl {
   bool step(double h_limit, double& h_taken, RunResult& result);
   bool call_controller();
   void compute_sensors();
-  void refresh_active();
+  // Selects the back end for the enabled constraints. At the state (at_state: at the start of a
+  // run or at an instant, state.q where the next evaluation is), first takes the references
+  // that are due, so that the first evaluation can go to the generated kernels too.
+  void refresh_active(bool at_state = true);
   std::vector<std::string> columns() const;
   void fill_row(double kinetic, double potential);
   void log_sample(RunResult& result);

@@ -109,7 +109,7 @@ bool Simulator::Impl::begin_run(double duration) {
     for (std::size_t c = 0; c < constraint_names.size(); ++c)
       if (constraint_names[c] == sensor.target) ft_constraint[s] = static_cast<int>(c);
   }
-  refresh_active();
+  refresh_active(false);  // the references due are taken in run(), where a failure is reported
   start_brakes();
   update_brake_outputs();
   RunResult& result = rs.result;
@@ -313,6 +313,7 @@ RunResult Simulator::Impl::run(double duration) {
   if (!begin_run(duration)) return std::move(run_state.result);
   RunState& rs = run_state;
   try {
+    refresh_active();  // takes the references due at the start state (a singular one throws)
     std::vector<int> first = due_time_events(state.t);
     start_limits(first);
     std::sort(first.begin(), first.end());  // registration order

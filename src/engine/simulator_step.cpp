@@ -165,8 +165,12 @@ bool Simulator::Impl::step(double h_limit, double& h_taken, RunResult& result) {
   return true;
 }
 
-void Simulator::Impl::refresh_active() {
-  const ConstraintSet& set = robot.constraints();
+void Simulator::Impl::refresh_active(bool at_state) {
+  ConstraintSet& set = robot.constraints();
+  if (at_state && set.references_due()) {
+    forward_kinematics(*model, aux, state.q);
+    set.capture_references(*model, aux, state.q);
+  }
   constrained = set.dim() > 0 || !set.enabled_names().empty();
   // The back end, selected once for this active set: a generated kernel where one applies
   // (with elastic contacts, one that takes external forces), the runtime otherwise.
@@ -174,7 +178,7 @@ void Simulator::Impl::refresh_active() {
   const ConstrainedMethod method = options.method;
   if (!constrained)
     dynamics = generated_aba.usable(with_forces) ? static_cast<Dynamics*>(&generated_aba) : &runtime_aba;
-  else if ((method == ConstrainedMethod::Auto || method == ConstrainedMethod::RangeSpace) &&
+  else if ((method == ConstrainedMethod::Auto || method == ConstrainedMethod::RangeSpace) && !set.references_due() &&
            generated_constrained.select(set, with_forces))
     dynamics = &generated_constrained;
   else

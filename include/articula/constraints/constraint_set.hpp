@@ -57,6 +57,12 @@ class ConstraintSet {
   /// References are captured as by compute_rows(). γ, the drift and the errors keep the
   /// values of the last compute_rows(). Returns true when a kinematics pass ran (data.oMi and data.J then hold q's).
   bool compute_jacobian(const Model& model, Data& data, VectorRef q, VectorRef v);
+  /// True when an enabled constraint's reference is due: it was enabled since its last capture,
+  /// or it has none (compute_rows() and compute_jacobian() take them).
+  bool references_due() const;
+  /// Takes the due references now, at q: the values compute_rows() would take there. Reads
+  /// only data's placements (forward_kinematics(q)), and q for joint locks.
+  void capture_references(const Model& model, const Data& data, VectorRef q);
   /// The stacked rows of the last compute_rows() (J also of the last compute_jacobian()).
   auto J() const { return J_.topRows(dim_); }
   auto gamma() const { return gamma_.head(dim_); }
