@@ -101,12 +101,26 @@ void FramePairConstraint::write_jacobian(const Model& model, const Data& data, c
   double scale = 0.0;
   for (Index c = 0; c < model.nv; ++c) {
     const std::size_t cc = static_cast<std::size_t>(c);
-    if (!support_a_[cc] && !(loop && support_b_[cc])) {
+    const bool on_a = support_a_[cc] != 0, on_b = loop && support_b_[cc] != 0;
+    if (!on_a && !on_b) {
       for (int rr = 0; rr < r; ++rr) J(rr, c) = 0.0;
       continue;
     }
-    const Vector6 JA = frame_column(data, support_a_, c, p_a);
-    const Vector6 JB = loop ? frame_column(data, support_b_, c, p_b) : Vector6::Zero();
+    if (!loop) {
+      // The rows are A's column (FramePair::column for the world), its halves written as they
+      // are computed (no 6-vector through memory: this loop is most of compute_rows).
+      const auto Jc = data.J.col(c);
+      const Vector3 w = Jc.tail<3>();
+      const Vector3 lin = rows::origin_velocity<double>(Jc.head<3>(), w, p_a);
+      scale = std::max({scale, lin.cwiseAbs().maxCoeff(), w.cwiseAbs().maxCoeff()});
+      for (int k = 0; k < 3; ++k) {
+        if (row_of[k] >= 0) J(row_of[k], c) = lin[k];
+        if (row_of[k + 3] >= 0) J(row_of[k + 3], c) = w[k];
+      }
+      continue;
+    }
+    const Vector6 JA = on_a ? frame_column(data, c, p_a) : Vector6::Zero();
+    const Vector6 JB = on_b ? frame_column(data, c, p_b) : Vector6::Zero();
     scale = std::max({scale, JA.cwiseAbs().maxCoeff(), JB.cwiseAbs().maxCoeff()});
     const Vector6 col = pair.column(JA, JB);
     for (int k = 0; k < 6; ++k)
@@ -163,7 +177,9 @@ void DistanceConstraint::compute(const Model& model, const Data& data, VectorRef
   const rows::Distance<double> dist(A.p, B.p, [](const Vector3& d) { return std::max(d.norm(), 1e-300); });
   double scale = 0.0;
   for (Index c = 0; c < model.nv; ++c) {
-    const Vector6 JA = frame_column(data, support_a_, c, A.p), JB = frame_column(data, support_b_, c, B.p);
+    const std::size_t cc = static_cast<std::size_t>(c);
+    const Vector6 JA = support_a_[cc] ? frame_column(data, c, A.p) : Vector6::Zero();
+    const Vector6 JB = support_b_[cc] ? frame_column(data, c, B.p) : Vector6::Zero();
     scale = std::max({scale, JA.head<3>().cwiseAbs().maxCoeff(), JB.head<3>().cwiseAbs().maxCoeff()});
     J(0, c) = dist.column(JA, JB);
   }

@@ -32,9 +32,9 @@ inline std::vector<char> frame_support(const Model& model, Index id) {
   return support;
 }
 
-/// Column c of the local-world-aligned Jacobian of the frame with origin p and dofs `support`.
-inline Vector6 frame_column(const Data& data, const std::vector<char>& support, Index c, const Vector3& p) {
-  if (!support[static_cast<std::size_t>(c)]) return Vector6::Zero();
+/// Column c of the local-world-aligned Jacobian of a frame with origin p that dof c moves (zero
+/// for the dofs off its support, frame_support()).
+ARTICULA_ALWAYS_INLINE Vector6 frame_column(const Data& data, Index c, const Vector3& p) {
   const auto col = data.J.col(c);
   return rows::origin_column<double>(col.head<3>(), col.tail<3>(), p);
 }

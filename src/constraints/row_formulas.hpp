@@ -38,8 +38,8 @@ struct FrameMotion {
 /// a = R (a_f + ω_f × v_f), ω̇ = R ω̇_f with R = R_b R_P and (v_f, a_f) = ᶠX_b (vb, ab) — the
 /// classical acceleration of the origin from the spatial one (RBDA §2.11; frame_acceleration()).
 template <typename S>
-FrameMotion<S> frame_motion(const TransformTpl<S>& oMb, const MotionTpl<S>& vb, const MotionTpl<S>& ab,
-                            const TransformTpl<S>& P) {
+ARTICULA_ALWAYS_INLINE FrameMotion<S> frame_motion(const TransformTpl<S>& oMb, const MotionTpl<S>& vb,
+                                                   const MotionTpl<S>& ab, const TransformTpl<S>& P) {
   FrameMotion<S> m;
   const TransformTpl<S> oMf = oMb * P;
   m.p = oMf.p;
@@ -52,12 +52,20 @@ FrameMotion<S> frame_motion(const TransformTpl<S>& oMb, const MotionTpl<S>& vb, 
   return m;
 }
 
-/// Column c of a frame's local-world-aligned Jacobian from the world joint column (v_c, ω_c)
-/// (Data::J): [v_c + ω_c × p; ω_c], the velocity of the frame's origin p (frame_jacobian()).
+/// The velocity v_c + ω_c × p of the point p of a body moving with the world joint column
+/// (v_c, ω_c) (Data::J), the linear half of a frame's local-world-aligned Jacobian column.
 template <typename S, typename V, typename W>
-Vec6<S> origin_column(const V& v_c, const W& w_c, const Vec3<S>& p) {
+ARTICULA_ALWAYS_INLINE Vec3<S> origin_velocity(const V& v_c, const W& w_c, const Vec3<S>& p) {
+  return v_c + w_c.cross(p);
+}
+
+/// Column c of a frame's local-world-aligned Jacobian: [v_c + ω_c × p; ω_c] for its origin p
+/// (frame_jacobian()).
+template <typename S, typename V, typename W>
+ARTICULA_ALWAYS_INLINE Vec6<S> origin_column(const V& v_c, const W& w_c, const Vec3<S>& p) {
   Vec6<S> col;
-  col << Vec3<S>(v_c + w_c.cross(p)), Vec3<S>(w_c);
+  col.template head<3>() = origin_velocity<S>(v_c, w_c, p);
+  col.template tail<3>() = w_c;
   return col;
 }
 
@@ -82,11 +90,12 @@ struct FramePair {
   }
 
   /// Column c of the six rows [linear; angular] from A's and B's origin columns.
-  Vec6<S> column(const Vec6<S>& JA, const Vec6<S>& JB) const {
+  ARTICULA_ALWAYS_INLINE Vec6<S> column(const Vec6<S>& JA, const Vec6<S>& JB) const {
     if (!loop) return JA;
     Vec6<S> col;
-    col << RbT * Vec3<S>(JA.template head<3>() - JB.template head<3>() + d.cross(JB.template tail<3>())),
-        RbT * Vec3<S>(JA.template tail<3>() - JB.template tail<3>());
+    col.template head<3>() =
+        RbT * Vec3<S>(JA.template head<3>() - JB.template head<3>() + d.cross(Vec3<S>(JB.template tail<3>())));
+    col.template tail<3>() = RbT * Vec3<S>(JA.template tail<3>() - JB.template tail<3>());
     return col;
   }
 

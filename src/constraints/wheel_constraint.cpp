@@ -55,7 +55,11 @@ void WheelConstraint::compute(const Model& model, const Data& data, VectorRef, V
     return tn;
   });
   contact_ = wheel.contact;
-  for (Index c = 0; c < model.nv; ++c) J.col(c) = wheel.column(frame_column(data, support_, c, C.p));
+  for (Index c = 0; c < model.nv; ++c)
+    if (support_[static_cast<std::size_t>(c)])
+      J.col(c) = wheel.column(frame_column(data, c, C.p));
+    else
+      J.col(c).setZero();
   gamma = wheel.drift(C);
   error = wheel.error(height_);
 }

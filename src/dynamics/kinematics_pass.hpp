@@ -13,7 +13,7 @@ namespace articula {
 /// Joint placements go through joint_placement() (the axis-aligned fast path). Not flattened
 /// here: the runtime's entry points are (kinematics.cpp).
 template <int Level, typename S, typename W, typename Q>
-void kinematics_pass(const Model& model, W& data, const Q& q, const S* v, const S* a) {
+void kinematics_pass(const Model& model, W& data, Q q, const S* v, const S* a) {
   using Vec = Eigen::Matrix<S, Eigen::Dynamic, 1>;
   for (Index i = 0; i < model.njoints; ++i) {
     place_joint(model, data, q, i);
