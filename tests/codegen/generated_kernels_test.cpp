@@ -238,6 +238,10 @@ struct ConstrainedCase {
   Model model;
   ConstrainedKernels kernels;
   bool perturb = true;  // reference pose off the state's (planar pendulum: in its plane only, so none)
+  // Relative agreement with the runtime solvers. 1e-12 (issue 17) where the kernels' model is the
+  // runtime's exactly; ur5's placements are snapped (CodegenOptions::snap, 1e-9: its near quarter
+  // turns become exact), which moves its results by ~5e-11.
+  double tol = 1e-12;
 };
 
 std::vector<ConstrainedCase> constrained_cases() {
@@ -256,7 +260,7 @@ std::vector<ConstrainedCase> constrained_cases() {
        by_name("solo12"),
        {{{"FL_FOOT", false}, {"FR_FOOT", false}, {"HL_FOOT", false}, {"HR_FOOT", false}},
         ARTICULA_CONSTRAINED(test_solo12)}},
-      {"ur5", by_name("ur5"), {{{"tool0", false}}, ARTICULA_CONSTRAINED(test_ur5)}},
+      {"ur5", by_name("ur5"), {{{"tool0", false}}, ARTICULA_CONSTRAINED(test_ur5)}, true, 1e-10},
       {"pendulum3r", by_name("pendulum3r"), {{{"tip", false}}, ARTICULA_CONSTRAINED(test_pendulum3r)}, false},
       {"mixed_floating",
        with_armature(test::mixed_model(true)),
@@ -279,8 +283,10 @@ std::vector<ConstrainedCase> constrained_cases() {
 #ifdef ARTICULA_TEST_ALL_GENERATED
   out.push_back({"talos",
                  by_name("talos"),
-                 {{{"left_sole_link", true}, {"right_sole_link", true}}, ARTICULA_CONSTRAINED(test_talos)}});
-  out.push_back({"panda", by_name("panda"), {{{"panda_hand", true}}, ARTICULA_CONSTRAINED(test_panda)}});
+                 {{{"left_sole_link", true}, {"right_sole_link", true}}, ARTICULA_CONSTRAINED(test_talos)},
+                 true,
+                 1e-10});  // snapped placements, as ur5
+  out.push_back({"panda", by_name("panda"), {{{"panda_hand", true}}, ARTICULA_CONSTRAINED(test_panda)}, true, 1e-10});
 #endif
   return out;
 }
@@ -351,8 +357,8 @@ TEST(GeneratedKernels, ConstrainedDynamicsAndJumpMatchTheSolvers) {
       VectorX qdd(c.model.nv), lambda(set.dim());
       ASSERT_TRUE(c.kernels.dynamics(q.data(), v.data(), tau.data(), ref.data(), kp.data(), kd.data(), nullptr,
                                      qdd.data(), lambda.data()));
-      EXPECT_LT(test::rel_err(qdd, data.ddq), 1e-9);
-      EXPECT_LT(test::rel_err(lambda, ws.lambda.head(set.dim())), 1e-9);
+      EXPECT_LT(test::rel_err(qdd, data.ddq), c.tol);
+      EXPECT_LT(test::rel_err(lambda, ws.lambda.head(set.dim())), c.tol);
 
       // The plastic jump when the held frames switch on, against velocity_jump's full form.
       crba(c.model, data, q);
@@ -364,8 +370,8 @@ TEST(GeneratedKernels, ConstrainedDynamicsAndJumpMatchTheSolvers) {
       ASSERT_TRUE(ref_jump.ok()) << ref_jump.message;
       VectorX v_plus(c.model.nv), Lambda(set.dim());
       ASSERT_TRUE(c.kernels.jump(q.data(), v.data(), nullptr, v_plus.data(), Lambda.data()));
-      EXPECT_LT(test::rel_err(v_plus, ref_jump.v_plus), 1e-9);
-      EXPECT_LT(test::rel_err(Lambda, ref_jump.Lambda), 1e-9);
+      EXPECT_LT(test::rel_err(v_plus, ref_jump.v_plus), c.tol);
+      EXPECT_LT(test::rel_err(Lambda, ref_jump.Lambda), c.tol);
       EXPECT_LT((J * v_plus).cwiseAbs().maxCoeff(), 1e-9 * (1.0 + v.norm()));
     }
   }
@@ -407,7 +413,7 @@ TEST(GeneratedKernels, ExternalForcesMatchTheRecursionsAndTheSolver) {
       }
       VectorX qdd(model.nv), qdd0(model.nv), qdd_plain(model.nv);
       fc.aba(q.data(), v.data(), tau.data(), packed.data(), qdd.data());
-      EXPECT_LT(test::rel_err(qdd, aba(model, data, q, v, tau, f_ext)), 1e-9);
+      EXPECT_LT(test::rel_err(qdd, aba(model, data, q, v, tau, f_ext)), fc.c.tol);
       const std::vector<double> zeros(packed.size(), 0.0);
       fc.aba(q.data(), v.data(), tau.data(), zeros.data(), qdd0.data());
       fc.aba_plain(q.data(), v.data(), tau.data(), qdd_plain.data());
@@ -423,8 +429,8 @@ TEST(GeneratedKernels, ExternalForcesMatchTheRecursionsAndTheSolver) {
       VectorX lambda(set.dim());
       ASSERT_TRUE(fc.dynamics(q.data(), v.data(), tau.data(), packed.data(), ref.data(), kp.data(), kd.data(), nullptr,
                               qdd.data(), lambda.data()));
-      EXPECT_LT(test::rel_err(qdd, data.ddq), 1e-9);
-      EXPECT_LT(test::rel_err(lambda, ws.lambda.head(set.dim())), 1e-9);
+      EXPECT_LT(test::rel_err(qdd, data.ddq), fc.c.tol);
+      EXPECT_LT(test::rel_err(lambda, ws.lambda.head(set.dim())), fc.c.tol);
     }
   }
 }
