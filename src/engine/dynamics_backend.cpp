@@ -107,13 +107,14 @@ bool GeneratedConstrainedDynamics::select(const ConstraintSet& set, bool with_fo
             active_[first + i] == 0.0)
           match = take(static_cast<int>(first + i), c, row0, 0);
     } else if (const auto* wc = dynamic_cast<const WheelConstraint*>(c)) {
-      // The kernels fold the wheel's numbers in: only a wheel with the same ones matches.
+      // The kernels fold the wheel's numbers in: only a wheel with the same ones matches (the
+      // directions normalized, as both WheelConstraint and the generator keep them).
       match = false;
       const std::size_t first = held_.size() + locked_.size() + distances_.size();
       for (std::size_t i = 0; i < wheels_.size() && !match; ++i) {
         const HeldWheel& w = wheels_[i];
-        if (w.frame == wc->frame() && w.radius == wc->radius() && w.axis == wc->axis() && w.normal == wc->normal() &&
-            w.height == wc->height() && active_[first + i] == 0.0)
+        if (w.frame == wc->frame() && w.radius == wc->radius() && w.axis.normalized() == wc->axis() &&
+            w.normal.normalized() == wc->normal() && w.height == wc->height() && active_[first + i] == 0.0)
           match = take(static_cast<int>(first + i), c, row0, 0);
       }
     } else if (const auto* lock = dynamic_cast<const JointLock*>(c)) {

@@ -1,6 +1,7 @@
 // Simulator::use_generated: the engine with generated kernels gives the runtime engine's run.
 #include <gtest/gtest.h>
 
+#include "test_segway.hpp"
 #include "test_standing_humanoid.hpp"
 #include "test_support.hpp"
 
@@ -131,6 +132,32 @@ TEST(GeneratedDynamics, AFrameHeldAgainBetweenRunsIsHeldWhereItIs) {
   EXPECT_EQ(fast.generated, fast.evaluations);
   EXPECT_LT((fast.q - ref.q).cwiseAbs().maxCoeff(), 1e-9);
   EXPECT_LT((fast.v - ref.v).cwiseAbs().maxCoeff(), 1e-8);
+}
+
+// A wheel declared with directions that are not unit vectors is the WheelConstraint with those
+// directions (which keeps them normalized, as the generator folds them in): it runs on the
+// kernels, not on the runtime solver.
+TEST(GeneratedDynamics, AWheelDeclaredWithNonUnitDirectionsRunsOnTheKernels) {
+  namespace seg = generated::test_segway;
+  Model model = load_urdf(test::model_path("segway"), BaseType::Floating);
+  test::add_armature(model);  // the kernels' model (tests/codegen/gen_kernels.cpp)
+  Robot robot(std::move(model));
+  robot.constraints().emplace<WheelConstraint>("rolling", "wheel", 0.2, Vector3::UnitY());
+  robot.constraints().emplace<FrameConstraint>("planar", "wheel", AxisMask::parse("rxrz"));
+  GeneratedDynamics g;
+  g.model_digest = seg::model_digest;
+  g.aba = &seg::aba;
+  g.held_frames = {held_frame("wheel", "rxrz")};
+  g.wheels = {{"wheel", 0.2, Vector3(0.0, 2.5, 0.0), Vector3(0.0, 0.0, 4.0), 0.0}};
+  g.constrained_dynamics = &seg::constrained_dynamics;
+  Simulator sim(robot);
+  sim.use_generated(g);
+  VectorX q = neutral(robot.model());
+  q[2] = 0.2;  // the wheel's centre one radius above the plane z = 0
+  sim.set_state(q, VectorX::Zero(robot.model().nv));
+  const RunResult r = sim.run(0.05);
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(sim.generated_evaluations(), r.evaluations);
 }
 
 TEST(GeneratedDynamics, KernelsOfAnotherModelAreRejected) {

@@ -71,8 +71,8 @@ struct HeldDistance {
 
 /// A wheel rolling without slipping on a plane, as WheelConstraint(name, frame, radius, axis,
 /// normal, height) (3 rows), for the constrained kernels; its numbers are folded into them, so a
-/// WheelConstraint runs on the kernels when its numbers are these (axis and normal normalized,
-/// as WheelConstraint keeps them).
+/// WheelConstraint runs on the kernels when its numbers are these (axis and normal compared
+/// normalized: the generator and WheelConstraint both keep them as unit vectors).
 struct HeldWheel {
   std::string frame;
   double radius = 0.0;
