@@ -10,7 +10,6 @@
 /// and log₃ of the rotation error is taken by the caller (the runtime's log3, called from the
 /// generated kernels).
 #include <Eigen/Core>
-#include <algorithm>
 
 #include "articula/spatial/transform.hpp"
 

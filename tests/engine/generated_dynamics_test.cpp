@@ -27,6 +27,16 @@ struct Outcome {
 
 enum class Change { None, ReleaseLeftFoot, LockLeftKnee };
 
+// The standing humanoid `h` under PD (1 ms), on the kernels or not, with `joint` pushed at `speed`.
+void start(const test::StandingHumanoid& h, Simulator& sim, bool use_generated, const std::string& joint,
+           double speed) {
+  if (use_generated) sim.use_generated(humanoid_kernels());
+  sim.set_controller(pd_controller(h.robot, h.targets, 400.0, 20.0), 1e-3);
+  VectorX v = VectorX::Zero(h.robot.model().nv);
+  v[h.robot.model().idx_v[h.robot.model().joint_id(joint)]] = speed;
+  sim.set_state(h.q, v);
+}
+
 // 0.2 s of the standing humanoid under PD (RK4, 1 ms), a push on an arm, then at 0.1 s the left
 // foot let go (one weld: a subset of the kernels' held frames) or the left knee locked (a
 // JointLock the kernels do not declare).
@@ -34,11 +44,7 @@ Outcome run(bool use_generated, Change change = Change::None) {
   test::StandingHumanoid h = test::standing_humanoid();
   h.robot.constraints().add(std::make_shared<JointLock>("knee", std::vector<std::string>{"leg_left_4_joint"}), false);
   Simulator sim(h.robot);
-  if (use_generated) sim.use_generated(humanoid_kernels());
-  sim.set_controller(pd_controller(h.robot, h.targets, 400.0, 20.0), 1e-3);
-  VectorX v = VectorX::Zero(h.robot.model().nv);
-  v[h.robot.model().idx_v[h.robot.model().joint_id("arm_right_1_joint")]] = 2.0;
-  sim.set_state(h.q, v);
+  start(h, sim, use_generated, "arm_right_1_joint", 2.0);
   if (change != Change::None) {
     Event e;
     e.name = "change";
@@ -103,11 +109,7 @@ TEST(GeneratedDynamics, AFrameHeldAgainBetweenRunsIsHeldWhereItIs) {
   auto runs = [](bool use_generated) {
     test::StandingHumanoid h = test::standing_humanoid();
     Simulator sim(h.robot);
-    if (use_generated) sim.use_generated(humanoid_kernels());
-    sim.set_controller(pd_controller(h.robot, h.targets, 400.0, 20.0), 1e-3);
-    VectorX v = VectorX::Zero(h.robot.model().nv);
-    v[h.robot.model().idx_v[h.robot.model().joint_id("leg_left_1_joint")]] = 3.0;
-    sim.set_state(h.q, v);
+    start(h, sim, use_generated, "leg_left_1_joint", 3.0);
     Runs out;
     ConstraintSet& set = h.robot.constraints();  // the simulator's robot (Simulator keeps a reference)
     const auto& foot = static_cast<const FramePairConstraint&>(set.get("left_foot"));
