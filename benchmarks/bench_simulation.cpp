@@ -1,7 +1,9 @@
 // bench_simulation: whole simulations through articula's Simulator — real-time factor
 // (simulated seconds per wall second), steps per second and right-hand-side evaluations —
-// with a CSV log written at every step and without any log, against MuJoCo 2.2.2 running
-// the same models with mj_step (RK4) at the same step size (when found at configure time).
+// with a CSV log written at every step and without any log, each on the runtime algorithms and on
+// the model's kernels compiled on demand (Simulator::use_compiled, as `articula run --compiled`),
+// against MuJoCo 2.2.2 running the same models with mj_step (RK4) at the same step size (when
+// found at configure time).
 // See README.md beside this file, "Whole simulations (issue 5)".
 //
 // Usage: bench_simulation [--check_only] [--profile] [Google Benchmark flags]
@@ -9,6 +11,10 @@
 //                 The sanity check always runs first: it also counts the steps and evaluations.
 //   --profile     after the timings, split articula's time per case: right-hand sides, integrator,
 //                 per-step samples (evaluation + energies), CSV formatting/writing, the rest.
+// Environment: ARTICULA_BENCH_KERNEL_FLAGS = the compiled kernels' flags (default CompileOptions'
+//   "-O2 -march=native"; "-O2" for kernels without -march=native, as a peer built without it);
+//   the kernels go to the usual cache ($ARTICULA_CACHE_DIR, $XDG_CACHE_HOME/articula), so the
+//   first run compiles them (talos: ~20 s) and later runs load them.
 // Defaults prepended to the command line (later flags override them):
 //   --benchmark_repetitions=9 --benchmark_display_aggregates_only=true --benchmark_min_time=0.5
 //   --benchmark_enable_random_interleaving=true (repetitions of all benchmarks in random order: a change
@@ -33,7 +39,6 @@
 #include "bench_common.hpp"
 #include "peer.hpp"
 #include "peer_problem.hpp"
-#include "sim_talos_feet.hpp"
 #include "talos_feet.hpp"
 #ifdef ARTICULA_HAVE_MUJOCO
 #include "peer_mujoco_simulation.hpp"
@@ -97,6 +102,9 @@ struct Case {
   std::unique_ptr<ab::SimulationPeer> peer;
 #endif
   std::string peer_skipped;
+  // The model's kernels compiled on demand (null when they could not be: kernels_note says why).
+  std::shared_ptr<const articula::CompiledKernels> kernels;
+  std::string kernels_note;
   // From the sanity run.
   long steps = 0, evaluations = 0, rows = 0, columns = 0;
   int nevents = 0;
@@ -108,7 +116,7 @@ struct Setup {
   std::unique_ptr<Simulator> sim;
 };
 
-Setup make_setup(const Case& c, double log_period, bool record) {
+Setup make_setup(const Case& c, double log_period, bool record, bool compiled = false) {
   Setup s;
   s.robot = std::make_unique<Robot>(Robot::from_urdf(bench_models_dir() + "/" + c.file, c.floating));
   if (c.build_robot) c.build_robot(*s.robot);
@@ -119,8 +127,26 @@ Setup make_setup(const Case& c, double log_period, bool record) {
   o.record_samples = record;
   s.sim = std::make_unique<Simulator>(*s.robot, o);
   if (c.build_sim) c.build_sim(*s.robot, *s.sim);
+  if (compiled) s.sim->use_compiled(c.kernels);
   s.sim->set_state(c.q0, c.v0);
   return s;
+}
+
+// The kernels `articula run --compiled` would use for this case (compile_options_for), from the
+// cache or compiled now; on a CompileError the case's compiled rows are skipped.
+void compile_case(Case& c) {
+  const Setup s = make_setup(c, 0.0, false);
+  articula::CompileOptions o = articula::compile_options_for(*s.robot, s.sim->options());
+  if (const char* flags = std::getenv("ARTICULA_BENCH_KERNEL_FLAGS")) o.flags = flags;
+  try {
+    c.kernels = articula::compile_kernels(s.robot->model(), o);
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "%s in %.2f s, flags %s", c.kernels->from_cache ? "loaded from the cache" : "compiled",
+                  c.kernels->seconds, o.flags.c_str());
+    c.kernels_note = buf;
+  } catch (const articula::CompileError& e) {
+    c.kernels_note = std::string("not compiled: ") + e.what();
+  }
 }
 
 std::unique_ptr<Case> rx130_case() {
@@ -216,9 +242,9 @@ std::unique_ptr<Case> solo12_case() {
   return c;
 }
 
-std::unique_ptr<Case> talos_case(bool generated) {
+std::unique_ptr<Case> talos_case() {
   auto c = std::make_unique<Case>();
-  c->key = generated ? "talos_feet_codegen" : "talos_feet";
+  c->key = "talos_feet";
   c->file = "talos_reduced.urdf";
   c->floating = true;
   c->duration = 1.0;
@@ -234,22 +260,16 @@ std::unique_ptr<Case> talos_case(bool generated) {
     c->pd_targets.emplace_back(m.joint_names[static_cast<std::size_t>(j)], c->q0[m.idx_q[static_cast<std::size_t>(j)]]);
   c->build_robot = [](Robot& r) { articula::bench::add_talos_feet(r); };
   const auto targets = c->pd_targets;
-  c->build_sim = [targets, generated](Robot& r, Simulator& sim) {
+  c->build_sim = [targets](Robot& r, Simulator& sim) {
     sim.set_controller(articula::pd_controller(r, targets, kTalosKp, kTalosKd), 1e-3);
-    if (generated) {  // the robot's generated kernels (gen_simulation_kernels.cpp)
-      namespace k = articula::generated::sim_talos_feet;
-      sim.use_generated(
-          {k::model_digest, &k::aba, {{"left_sole_link", true}, {"right_sole_link", true}}, &k::constrained_dynamics});
-    }
   };
   char buf[512];
   std::snprintf(
       buf, sizeof buf,
       "talos_reduced floating, base at z = 1 m, neutral posture; %d motors (gear %g, rotor %g kg·m²: "
       "armature %g); pd_controller to the neutral posture, kp = %g, kd = %g, period 1 ms; FrameConstraint "
-      "welds on left_sole_link and right_sole_link (enabled from the start, Auto method); 1 s, RK4, dt = 1 ms%s",
-      m.njoints - 1, kTalosGear, kTalosRotor, kTalosGear * kTalosGear * kTalosRotor, kTalosKp, kTalosKd,
-      generated ? "; Simulator::use_generated with the robot's generated kernels (articula codegen)" : "");
+      "welds on left_sole_link and right_sole_link (enabled from the start, Auto method); 1 s, RK4, dt = 1 ms",
+      m.njoints - 1, kTalosGear, kTalosRotor, kTalosGear * kTalosGear * kTalosRotor, kTalosKp, kTalosKd);
   c->settings = buf;
   return c;
 }
@@ -289,7 +309,7 @@ void make_peer(Case& c) {
     for (int k = 0; k < 3; ++k) anchor[k] = fr.placement.p[k];
     return fr.parent == articula::kWorld ? std::string("world") : m.body_names[static_cast<std::size_t>(fr.parent)];
   };
-  if (c.key.rfind("talos_feet", 0) == 0)
+  if (c.key == "talos_feet")
     for (const char* f : {"left_sole_link", "right_sole_link"}) {
       ab::MjSimulationSpec::Weld w;
       w.name = std::string(f[0] == 'l' ? "left" : "right") + "_foot";
@@ -413,7 +433,7 @@ void sanity_check(std::vector<std::unique_ptr<Case>>& cases) {
           "with a foot unloaded %ld; mean total normal force over the second half %.3f N (weight %.3f N); end max "
           "|joint rate| %.1e rad/s\n",
           c.q0[2], zmin, zmax, fmin, unloaded, fsum / static_cast<double>(std::max(late, 1L)), c.mass * 9.81, vmax);
-    } else if (c.key.rfind("talos_feet", 0) == 0) {
+    } else if (c.key == "talos_feet") {
       const std::size_t z = column(r, "q.root_joint.z");
       double zmin = 1e9, zmax = -1e9;
       for (const VectorX& row : r.samples) {
@@ -423,6 +443,28 @@ void sanity_check(std::vector<std::unique_ptr<Case>>& cases) {
       std::printf("  base z in [%.6f, %.6f] m; end left_foot λ_z = %.4g N, right_foot λ_z = %.4g N\n", zmin, zmax,
                   r.samples.back()[static_cast<Eigen::Index>(column(r, "lambda.left_foot.2"))],
                   r.samples.back()[static_cast<Eigen::Index>(column(r, "lambda.right_foot.2"))]);
+    }
+    if (c.kernels) {  // the same run on the compiled kernels: the same states, to round-off
+      Setup s = make_setup(c, 0.0, true, true);
+      s.sim->add_log(articula::make_log(articula::LogFormat::Csv, log_stem(c, "compiled")));
+      const RunResult rc = s.sim->run(c.duration);
+      double dmax = 0.0, scale = 0.0;
+      const std::size_t n = std::min(rc.samples.size(), r.samples.size());
+      for (std::size_t i = 0; i < n; ++i) {
+        const Eigen::Index nx = 1 + s.robot->model().nq + s.robot->model().nv;  // t, q, v
+        dmax = std::max(dmax, (rc.samples[i].head(nx) - r.samples[i].head(nx)).cwiseAbs().maxCoeff());
+        scale = std::max(scale, r.samples[i].head(nx).cwiseAbs().maxCoeff());
+      }
+      std::printf(
+          "%s compiled: %s, %zu rows (runtime %zu), max |Δ(t, q, v)| over the rows %.1e (relative %.1e); %ld of %ld "
+          "evaluations on the kernels (%s)\n",
+          c.key.c_str(), articula::to_string(rc.status).c_str(), rc.samples.size(), r.samples.size(), dmax,
+          dmax / std::max(scale, 1e-300), s.sim->generated_evaluations(), s.sim->dynamics_evaluations(),
+          c.kernels_note.c_str());
+      if (rc.samples.size() != r.samples.size() || !(dmax <= 1e-9 * std::max(scale, 1.0)))
+        throw std::runtime_error(c.key + ": the compiled run differs from the runtime run");
+    } else {
+      std::printf("%s compiled: SKIPPED (%s)\n", c.key.c_str(), c.kernels_note.c_str());
     }
 #ifdef ARTICULA_HAVE_MUJOCO
     if (c.peer) {
@@ -443,7 +485,7 @@ void sanity_check(std::vector<std::unique_ptr<Case>>& cases) {
       } else if (c.key == "solo12_stand") {
         std::printf("; base z in [%.5f, %.5f] m; contacts per step %d–%d; min foot normal force %.3f N", st.base_z_min,
                     st.base_z_max, st.ncon_min, st.ncon_max, st.foot_fz_min);
-      } else if (c.key.rfind("talos_feet", 0) == 0) {
+      } else if (c.key == "talos_feet") {
         std::printf("; base z in [%.6f, %.6f] m; max weld position error %.2e m (soft)", st.base_z_min, st.base_z_max,
                     st.weld_drift);
       }
@@ -462,28 +504,35 @@ std::string bench_name(const Case& c, const char* engine, LogMode mode) {
   return c.key + "/" + engine + (mode == LogMode::Csv ? ":log" : mode == LogMode::Off ? ":nolog" : ":sparse");
 }
 
+// One whole run per iteration on a fresh Robot + Simulator (built outside the timed region).
+void register_articula(const Case* c, LogMode mode, bool compiled) {
+  const char* engine = compiled ? "compiled" : "articula";
+  benchmark::RegisterBenchmark(bench_name(*c, engine, mode).c_str(),
+                               [c, mode, compiled, engine](benchmark::State& st) {
+                                 for (auto _ : st) {
+                                   st.PauseTiming();
+                                   Setup s = make_setup(*c, 0.0, false, compiled);
+                                   if (mode == LogMode::Csv)
+                                     s.sim->add_log(
+                                         articula::make_log(articula::LogFormat::Csv, log_stem(*c, engine)));
+                                   st.ResumeTiming();
+                                   const RunResult r = s.sim->run(c->duration);
+                                   st.PauseTiming();
+                                   if (!r.ok()) st.SkipWithError(r.message.c_str());
+                                   s = {};
+                                   st.ResumeTiming();
+                                 }
+                               })
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime();
+}
+
 void register_benchmarks(std::vector<std::unique_ptr<Case>>& cases) {
   for (auto& cp : cases) {
     const Case* c = cp.get();
     for (LogMode mode : {LogMode::Csv, LogMode::Off}) {
-      benchmark::RegisterBenchmark(
-          bench_name(*c, "articula", mode).c_str(),
-          [c, mode](benchmark::State& st) {
-            for (auto _ : st) {
-              st.PauseTiming();
-              Setup s = make_setup(*c, 0.0, false);
-              if (mode == LogMode::Csv)
-                s.sim->add_log(articula::make_log(articula::LogFormat::Csv, log_stem(*c, "articula")));
-              st.ResumeTiming();
-              const RunResult r = s.sim->run(c->duration);
-              st.PauseTiming();
-              if (!r.ok()) st.SkipWithError(r.message.c_str());
-              s = {};
-              st.ResumeTiming();
-            }
-          })
-          ->Unit(benchmark::kMillisecond)
-          ->UseRealTime();
+      register_articula(c, mode, false);
+      if (c->kernels) register_articula(c, mode, true);
 #ifdef ARTICULA_HAVE_MUJOCO
       if (c->peer) {
         ab::SimulationPeer* peer = c->peer.get();
@@ -504,25 +553,31 @@ std::string fmt(double x, const char* f = "%.3g") { return bench_fmt(x, f); }
 
 void print_summary(const std::vector<std::unique_ptr<Case>>& cases, const Collector& col) {
   print_summary_heading(
-      "real-time factor = simulated s / wall s (median over repetitions)",
-      "| case | log | articula RTF | articula steps/s | articula ms/run | MuJoCo RTF | MuJoCo steps/s | MuJoCo ms/run "
-      "| articula / MuJoCo | rhs evaluations articula (RunResult / made) / MuJoCo |\n",
-      "|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+      "real-time factor = simulated s / wall s (median over repetitions); articula on the runtime algorithms and "
+      "--compiled (the kernels compiled on demand)",
+      "| case | log | articula RTF | --compiled RTF | MuJoCo RTF | articula ms/run | --compiled ms/run | MuJoCo ms/run "
+      "| --compiled / articula | articula / MuJoCo | --compiled / MuJoCo | rhs evaluations articula (RunResult / "
+      "made) / MuJoCo |\n",
+      "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
   for (const auto& cp : cases) {
     const Case& c = *cp;
     for (LogMode mode : {LogMode::Csv, LogMode::Off}) {
       const double ta = col.micros(bench_name(c, "articula", mode)) * 1e-6;
+      const double tc = col.micros(bench_name(c, "compiled", mode)) * 1e-6;
       const double tm = col.micros(bench_name(c, "mujoco", mode)) * 1e-6;
-      const double rtf_a = c.duration / ta, rtf_m = c.duration / tm;
-      std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %ld / %ld / %ld |\n", c.key.c_str(),
+      const double rtf_a = c.duration / ta, rtf_c = c.duration / tc, rtf_m = c.duration / tm;
+      std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %ld / %ld / %ld |\n", c.key.c_str(),
                   mode == LogMode::Csv ? "CSV every step" : "none", fmt(rtf_a, "%.1f").c_str(),
-                  fmt(static_cast<double>(c.steps) / ta, "%.0f").c_str(), fmt(1e3 * ta, "%.2f").c_str(),
-                  fmt(rtf_m, "%.1f").c_str(), fmt(static_cast<double>(c.mj_steps) / tm, "%.0f").c_str(),
-                  fmt(1e3 * tm, "%.2f").c_str(), fmt(rtf_a / rtf_m, "%.2f").c_str(), c.evaluations,
+                  fmt(rtf_c, "%.1f").c_str(), fmt(rtf_m, "%.1f").c_str(), fmt(1e3 * ta, "%.2f").c_str(),
+                  fmt(1e3 * tc, "%.2f").c_str(), fmt(1e3 * tm, "%.2f").c_str(), fmt(rtf_c / rtf_a, "%.2f").c_str(),
+                  fmt(rtf_a / rtf_m, "%.2f").c_str(), fmt(rtf_c / rtf_m, "%.2f").c_str(), c.evaluations,
                   c.evaluations + c.rows + 1, c.mj_evaluations);
     }
   }
-  std::printf("\nTarget (issue 5): articula RTF ≥ 2 × MuJoCo's in every row, i.e. the ratio column ≥ 2.\n");
+  std::printf(
+      "\nTargets: articula RTF ≥ 2 × MuJoCo's in every row (issue 5); --compiled ≥ 2 × articula's and ≥ 5 × "
+      "MuJoCo's (issue 17). Flags: articula %s (%s), the kernels as the sanity check says, MuJoCo Debian's build.\n",
+      bench_compiler().c_str(), ARTICULA_BENCH_NATIVE ? "-march=native" : "no -march=native");
 }
 
 // ---------------------------------------------------------------- profile
@@ -750,9 +805,11 @@ int main(int argc, char** argv) {
     std::vector<std::unique_ptr<Case>> cases;
     cases.push_back(rx130_case());
     cases.push_back(solo12_case());
-    cases.push_back(talos_case(false));
-    cases.push_back(talos_case(true));
-    for (auto& c : cases) make_peer(*c);
+    cases.push_back(talos_case());
+    for (auto& c : cases) {
+      make_peer(*c);
+      compile_case(*c);
+    }
     print_setup(cases);
     sanity_check(cases);  // also fills the steps / evaluations of the summary
     if (!check_only) {

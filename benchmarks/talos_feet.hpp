@@ -1,6 +1,5 @@
 #pragma once
-// The talos_feet robot of bench_simulation (motors + both soles welded), shared with the
-// build-time generator of its kernels (gen_simulation_kernels.cpp), so both use one model.
+// The talos_feet robot of bench_simulation (motors + both soles welded).
 #include <memory>
 #include <string>
 
