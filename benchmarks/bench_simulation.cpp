@@ -141,8 +141,8 @@ void compile_case(Case& c) {
   try {
     c.kernels = articula::compile_kernels(s.robot->model(), o);
     char buf[256];
-    std::snprintf(buf, sizeof buf, "%s in %.2f s, flags %s", c.kernels->from_cache ? "loaded from the cache" : "compiled",
-                  c.kernels->seconds, o.flags.c_str());
+    std::snprintf(buf, sizeof buf, "%s in %.2f s, flags %s",
+                  c.kernels->from_cache ? "loaded from the cache" : "compiled", c.kernels->seconds, o.flags.c_str());
     c.kernels_note = buf;
   } catch (const articula::CompileError& e) {
     c.kernels_note = std::string("not compiled: ") + e.what();
@@ -513,8 +513,7 @@ void register_articula(const Case* c, LogMode mode, bool compiled) {
                                    st.PauseTiming();
                                    Setup s = make_setup(*c, 0.0, false, compiled);
                                    if (mode == LogMode::Csv)
-                                     s.sim->add_log(
-                                         articula::make_log(articula::LogFormat::Csv, log_stem(*c, engine)));
+                                     s.sim->add_log(articula::make_log(articula::LogFormat::Csv, log_stem(*c, engine)));
                                    st.ResumeTiming();
                                    const RunResult r = s.sim->run(c->duration);
                                    st.PauseTiming();

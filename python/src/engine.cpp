@@ -455,15 +455,19 @@ void def_simulator(py::module_& m) {
       .def("set_command", &Simulator::set_command, py::arg("motor"), py::arg("u"))
       .def(
           "set_controller",
-          [](Simulator& s, const py::object& c, double period) {
+          [](Simulator& s, const py::object& c, double period, const py::object& reads_sensors) {
             if (c.is_none()) return s.set_controller(nullptr, period);
-            s.set_controller(controller_arg(c, s.robot()), period);
+            // The C++ controllers (pd, feedback) read q and v only; a Python one may read sensors.
+            const bool reads = reads_sensors.is_none() ? !py::isinstance<CppController>(c) : reads_sensors.cast<bool>();
+            s.set_controller(controller_arg(c, s.robot()), period, reads);
           },
-          py::arg("controller"), py::arg("period") = 0.0,
+          py::arg("controller"), py::arg("period") = 0.0, py::arg("reads_sensors") = py::none(),
           "controller(t [s], q (nq,), v (nv,), sensors (nsensor channels,)) → commands (nmotors,) [N·m], None "
           "(keep the held commands) or False (stop: controller_failed); or a CppController. Called at "
           "t = k·period (zero-order hold) or at every evaluation (period 0). The arrays are copies. A Python "
-          "exception stops the run with status ControllerFailed and the traceback in the message.")
+          "exception stops the run with status ControllerFailed and the traceback in the message. "
+          "reads_sensors=False (the default for a CppController, True for a Python function): no evaluation of "
+          "the IMU / effort / force sensors for the controller at a tick; it gets those of the last evaluation.")
       .def("add_event", &Simulator::add_event, py::arg("event"))
       .def(
           "add_log",

@@ -54,6 +54,35 @@ def test_same_run_as_cpp_pd():
     assert np.array_equal(results[0], results[1])
 
 
+def test_a_controller_of_q_and_v_costs_no_sensor_evaluation():
+    # With an IMU (a sensor that needs the dynamics), a controller that reads sensors gets an
+    # evaluation for them at each tick; a CppController (pd) or reads_sensors=False does not.
+    runs = {}
+    for kind in ("python", "python_no_sensors", "cpp", "cpp_reads"):
+        robot = pendulum_robot()
+        robot.add_sensor(articula.Sensor("imu", "imu", "tip"))
+        sim = articula.Simulator(robot, dt=1e-3)
+        sim.set_state(np.zeros(3), np.zeros(3))
+        targets = {j: 0.3 for j in robot.model.joint_names}
+        pd = articula.pd_controller(robot, targets, 5.0, 0.5)
+        if kind == "python":
+            sim.set_controller(lambda t, q, v, s: 5.0 * (0.3 - q) - 0.5 * v, period=0.01)
+        elif kind == "python_no_sensors":
+            sim.set_controller(lambda t, q, v, s: 5.0 * (0.3 - q) - 0.5 * v, period=0.01, reads_sensors=False)
+        elif kind == "cpp":
+            sim.set_controller(pd, period=0.01)
+        else:
+            sim.set_controller(pd, period=0.01, reads_sensors=True)
+        r = sim.run(0.2)
+        assert r.ok(), r.message
+        runs[kind] = (r.evaluations, sim.q.copy())
+    ticks = 21  # t = 0, 0.01, ..., 0.2
+    assert runs["python"][0] - runs["python_no_sensors"][0] == ticks
+    assert runs["cpp_reads"][0] - runs["cpp"][0] == ticks
+    assert np.array_equal(runs["python"][1], runs["python_no_sensors"][1])
+    assert np.array_equal(runs["cpp"][1], runs["cpp_reads"][1])
+
+
 def test_guard_event_locks_joint():
     robot = pendulum_robot()
     m = robot.model

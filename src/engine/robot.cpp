@@ -4,8 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "articula/constraints/frame_constraint.hpp"
 #include "articula/common/enum_names.hpp"
+#include "articula/constraints/frame_constraint.hpp"
 #include "articula/io/urdf.hpp"
 
 namespace articula {
@@ -53,7 +53,10 @@ bool is_one_dof(JointType type) {
 double Motor::effort(double u, double qd) const {
   const double sat = std::clamp(u, -effort_limit, effort_limit);
   const double tau = sat - viscous * qd;
-  return coulomb == 0.0 ? tau : tau - coulomb * std::tanh(qd / coulomb_velocity);  // no tanh without friction (8 % of a compiled solo12 run)
+  return coulomb == 0.0
+             ? tau
+             : tau - coulomb *
+                         std::tanh(qd / coulomb_velocity);  // no tanh without friction (8 % of a compiled solo12 run)
 }
 
 namespace {

@@ -80,13 +80,14 @@ void Simulator::set_commands(VectorRef u) {
 
 void Simulator::set_command(const std::string& motor, double u) { impl_->state.u[impl_->robot.motor_index(motor)] = u; }
 
-void Simulator::set_controller(Controller controller, double period) {
+void Simulator::set_controller(Controller controller, double period, bool reads_sensors) {
   // A period below 1 ns would cut every step to it: the run could not advance.
   if (!(period == 0 || period >= 1e-9) || !std::isfinite(period))
     throw std::invalid_argument("Simulator::set_controller: period must be 0 (every evaluation) or ≥ 1e-9 s, got " +
                                 std::to_string(period));
   impl_->controller = std::move(controller);
   impl_->controller_period = period;
+  impl_->controller_reads_sensors = reads_sensors;
 }
 
 void Simulator::add_event(Event event) { impl_->add_event(std::move(event)); }

@@ -234,6 +234,7 @@ struct Simulator::Impl {
 
   Controller controller;
   double controller_period = 0.0;
+  bool controller_reads_sensors = true;  // set_controller: else no evaluation for the sensors at a tick
   double next_tick = 0.0;
 
   std::vector<EventState> events;

@@ -194,10 +194,12 @@ bool Simulator::Impl::at_instant(std::vector<int> firing, bool force_log) {
   if (!tick && !log && firing.empty() && !force_log) return true;  // force_log: the end state
   if (tick) {
     // The controller sees the sensors at this instant: from q, v alone (encoders, positions)
-    // or, for IMU / effort / force sensors, from an evaluation with the held commands.
-    if (rs.sensors_need_rhs) {
+    // or, for IMU / effort / force sensors, from an evaluation with the held commands. One
+    // that reads no sensors (set_controller) gets those of the last evaluation: the row's
+    // evaluation below computes them again with the new commands.
+    if (rs.sensors_need_rhs && controller_reads_sensors) {
       if (!evaluate_at_instant()) return false;
-    } else {
+    } else if (controller_reads_sensors) {
       compute_sensors();
     }
     if (!call_controller()) {

@@ -134,7 +134,7 @@ void read_pd(Build& b, const Node& n) {
     what << (k == 1 ? "; targets change at " : ", ") << phases[k].time << " s";
   b.scenario.controller = what.str();
   if (phases.size() == 1) {
-    b.scenario.simulator->set_controller(phases.front().controller, period);
+    b.scenario.simulator->set_controller(phases.front().controller, period, false);  // reads q, v only
     return;
   }
   // The last phase whose time has come (1e-12 s of slack for times on the controller's grid).
@@ -144,7 +144,7 @@ void read_pd(Build& b, const Node& n) {
         while (k + 1 < phases.size() && phases[k + 1].time <= t + 1e-12) ++k;
         return phases[k].controller(t, q, v, sensors, u);
       },
-      period);
+      period, false);
 }
 
 void read_feedback(Build& b, const Node& n) {
@@ -175,7 +175,7 @@ void read_feedback(Build& b, const Node& n) {
   std::ostringstream what;
   what << "feedback, " << terms.size() << " terms, period " << period << " s";
   b.scenario.controller = what.str();
-  b.scenario.simulator->set_controller(std::move(c), period);
+  b.scenario.simulator->set_controller(std::move(c), period, false);  // signals of q, v
 }
 
 void read_constant(Build& b, const Node& n) {

@@ -316,6 +316,41 @@ TEST(Engine, HumanoidWithFixedFeetAndAHandOnAWall) {
   EXPECT_GT(fz_left, 100.0);
 }
 
+// A controller declared not to read the sensors (reads_sensors = false) saves the evaluation
+// made for the IMU / effort sensors at each tick; the run and its rows are the same.
+TEST(Engine, AControllerOfQAndVOnlyCostsNoSensorEvaluationAndChangesNothing) {
+  auto run = [](bool reads_sensors, long& ticks) {
+    Robot robot = Robot::from_urdf(test::model_path("pendulum3r"));
+    robot.add_motor({.name = "m1", .joint = "joint1"});
+    robot.add_sensor({"imu", SensorType::Imu, "tip"});
+    robot.add_sensor({"effort", SensorType::Effort, "m1"});
+    SimulationOptions o;
+    o.record_samples = true;
+    Simulator sim(robot, o);
+    const Controller pd = pd_controller(robot, {{"joint1", 0.5}}, 20.0, 1.0);
+    sim.set_controller(
+        [pd, &ticks](double t, VectorRef q, VectorRef v, VectorRef s, Eigen::Ref<VectorX> u) {
+          ++ticks;
+          return pd(t, q, v, s, u);
+        },
+        0.01, reads_sensors);
+    VectorX q = VectorX::Zero(robot.model().nq);
+    q[1] = 0.3;
+    sim.set_state(q, VectorX::Zero(robot.model().nv));
+    return sim.run(0.2);
+  };
+  long ticks_reading = 0, ticks_not = 0;
+  const RunResult reading = run(true, ticks_reading), not_reading = run(false, ticks_not);
+  ASSERT_TRUE(reading.ok()) << reading.message;
+  ASSERT_TRUE(not_reading.ok()) << not_reading.message;
+  EXPECT_EQ(ticks_reading, ticks_not);
+  EXPECT_GE(ticks_not, 20);
+  EXPECT_EQ(reading.evaluations - not_reading.evaluations, ticks_not);
+  ASSERT_EQ(reading.samples.size(), not_reading.samples.size());
+  for (std::size_t i = 0; i < reading.samples.size(); ++i)
+    EXPECT_EQ(reading.samples[i], not_reading.samples[i]) << "row " << i;  // the sensors included, bitwise
+}
+
 TEST(Engine, FailuresStopWithAStatusAndKeepTheLog) {
   Robot robot = Robot::from_urdf(test::model_path("pendulum3r"));
   robot.add_motor({.name = "m1", .joint = "joint1"});

@@ -222,7 +222,11 @@ class Simulator {
   void set_commands(VectorRef u);
   void set_command(const std::string& motor, double u);
   /// period > 0: called at t = k·period with zero-order hold between calls; 0: at every evaluation.
-  void set_controller(Controller controller, double period = 0.0);
+  /// reads_sensors = false (a controller of q and v only, as pd_controller and
+  /// feedback_controller): at a tick the IMU / effort / force sensors are not evaluated for it,
+  /// which saves one evaluation of the dynamics per tick; it then gets the sensors of the last
+  /// evaluation. The logged sensors are the same either way.
+  void set_controller(Controller controller, double period = 0.0, bool reads_sensors = true);
   /// Validates the event (time ≥ 0, a time or a guard, known constraint / motor names) now.
   void add_event(Event event);
   void add_log(std::unique_ptr<LogSink> sink);
