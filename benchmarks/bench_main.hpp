@@ -23,6 +23,9 @@ struct BenchSteps {
   Register register_benchmarks;  // (cases)
   Summary print_summary;         // (cases, collector)
 };
+// Deduction from the four steps (clang 14 does not deduce an aggregate's arguments itself).
+template <typename Setup, typename Check, typename Register, typename Summary>
+BenchSteps(Setup, Check, Register, Summary) -> BenchSteps<Setup, Check, Register, Summary>;
 
 /// main(): the command line (kBenchDefaults before it, `switches` taken out), one case per spec
 /// (make_case(spec), a std::unique_ptr; a failure is reported on stderr as "PROGRAM: cannot

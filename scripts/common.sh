@@ -9,7 +9,8 @@ ARTICULA_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # libFuzzer harnesses (tests/fuzz); pybind11, NumPy and pytest for the Python package (and
 # DART's Python bindings, its benchmark peer); Open MPI for `articula stopping` across
 # machines; Chromium for the viewer's browser tests; ccache, which lets a second build of the
-# same sources (another build folder, a fresh clone in CI on the same machine) reuse objects. Node.js and npm (the viewer's front-end,
+# same sources (another build folder, a fresh clone in CI on the same machine) reuse objects; MuJoCo
+# 2.2.2, the benchmarks' peer (benchmarks/README.md). Node.js and npm (the viewer's front-end,
 # from the npm registry) are added when the machine has no npm: Debian's nodejs and npm.
 ARTICULA_PACKAGES=(
   g++ cmake make
@@ -21,6 +22,7 @@ ARTICULA_PACKAGES=(
   libopenmpi-dev openmpi-bin
   chromium
   ccache
+  libmujoco-dev
 )
 
 # Parallel jobs: $JOBS if set, else the number of cores.

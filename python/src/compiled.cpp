@@ -135,7 +135,7 @@ void def_compile(py::module_& m, const char* name, Body body, const std::string&
       },
       py::arg("model"), py::arg("held_frames") = py::none(), py::arg("external_forces") = false,
       py::arg("cache_dir") = "", py::arg("compiler") = "", py::arg("flags") = CompileOptions{}.flags,
-      py::arg("jobs") = 0, py::arg("locked_joints") = py::none(), py::arg("max_statements") = 0,
+      py::arg("jobs") = 0, py::arg("locked_joints") = py::none(), py::arg("max_statements") = kDefaultMaxStatements,
       py::arg("state_frames") = py::none(), py::arg("distances") = py::none(), py::arg("wheels") = py::none(),
       doc.c_str());
 }
@@ -315,8 +315,8 @@ void init_compiled(py::module_& m) {
       "normal, height) of wheels rolling in them (Robot: compilable_wheels(robot)); any subset of the declared "
       "constraints runs on them. state_frames: frames whose bodies' kinematics a kernel computes "
       "(a robot's contact frames: the Simulator then skips its forward kinematics for the contacts). "
-      "max_statements: cut longer kernels into parts compiled in parallel (faster to compile, slower to run; 0: "
-      "whole). external_forces: also the kernels with external forces, which a Simulator needs for a robot with "
+      "max_statements: cut longer kernels into parts of about this many statements, compiled in parallel (faster "
+      "to compile and, at the default 800, as fast or faster to run; 0: whole). external_forces: also the kernels with external forces, which a Simulator needs for a robot with "
       "elastic contacts. The GIL is released while compiling. "
       "Raises CompileError when there is no compiler or it fails (the message names it and what it printed).");
   py::class_<PyInFlight>(m, "KernelsInFlight",
