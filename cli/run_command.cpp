@@ -259,10 +259,11 @@ Command add_run_command(CLI::App& app) {
                 "steps once they are ready (the run is then not bitwise reproducible)");
   sub->add_option("--html", o->html, "Also write the run's replay page (3D viewer, docs/viewer.md) to this file");
   sub->add_option("--cache-dir", o->cache_dir, "Cache folder of --compiled (default $XDG_CACHE_HOME/articula)");
-  sub->add_option("--max-statements", o->max_statements,
-                  "--compiled: cut kernels longer than this many statements into parts compiled in parallel "
-                  "(0: whole). Faster to compile and, at the default, as fast or faster to run (docs/codegen.md, \"Kernels "
-                  "in parts\")")
+  sub->add_option(
+         "--max-statements", o->max_statements,
+         "--compiled: cut kernels longer than this many statements into parts compiled in parallel "
+         "(0: whole). Faster to compile and, at the default, as fast or faster to run (docs/codegen.md, \"Kernels "
+         "in parts\")")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   return [o] { return run(*o); };

@@ -316,7 +316,8 @@ void init_compiled(py::module_& m) {
       "constraints runs on them. state_frames: frames whose bodies' kinematics a kernel computes "
       "(a robot's contact frames: the Simulator then skips its forward kinematics for the contacts). "
       "max_statements: cut longer kernels into parts of about this many statements, compiled in parallel (faster "
-      "to compile and, at the default 800, as fast or faster to run; 0: whole). external_forces: also the kernels with external forces, which a Simulator needs for a robot with "
+      "to compile and, at the default 800, as fast or faster to run; 0: whole). external_forces: also the kernels with "
+      "external forces, which a Simulator needs for a robot with "
       "elastic contacts. The GIL is released while compiling. "
       "Raises CompileError when there is no compiler or it fails (the message names it and what it printed).");
   py::class_<PyInFlight>(m, "KernelsInFlight",
