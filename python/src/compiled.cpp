@@ -105,8 +105,9 @@ py::list wheels_list(const std::vector<HeldWheel>& wheels) {
 CompileOptions compile_options(const py::object& held, bool external_forces, const std::string& cache_dir,
                                const std::string& compiler, const std::string& flags, int jobs,
                                const py::object& locked, int max_statements, const py::object& states,
-                               const py::object& distances, const py::object& wheels) {
+                               const py::object& distances, const py::object& wheels, bool engine_kernels_only) {
   CompileOptions o;
+  o.engine_kernels_only = engine_kernels_only;
   o.wheels = wheels_arg(wheels);
   if (!states.is_none()) o.state_frames = states.cast<std::vector<std::string>>();
   o.distances = distances_arg(distances);
@@ -129,21 +130,32 @@ void def_compile(py::module_& m, const char* name, Body body, const std::string&
       name,
       [body](const Model& model, const py::object& held, bool external_forces, const std::string& cache_dir,
              const std::string& compiler, const std::string& flags, int jobs, const py::object& locked,
-             int max_statements, const py::object& states, const py::object& distances, const py::object& wheels) {
+             int max_statements, const py::object& states, const py::object& distances, const py::object& wheels,
+             bool engine_kernels_only) {
         return body(model, compile_options(held, external_forces, cache_dir, compiler, flags, jobs, locked,
-                                           max_statements, states, distances, wheels));
+                                           max_statements, states, distances, wheels, engine_kernels_only));
       },
       py::arg("model"), py::arg("held_frames") = py::none(), py::arg("external_forces") = false,
       py::arg("cache_dir") = "", py::arg("compiler") = "", py::arg("flags") = CompileOptions{}.flags,
       py::arg("jobs") = 0, py::arg("locked_joints") = py::none(), py::arg("max_statements") = kDefaultMaxStatements,
       py::arg("state_frames") = py::none(), py::arg("distances") = py::none(), py::arg("wheels") = py::none(),
-      doc.c_str());
+      py::arg("engine_kernels_only") = false, doc.c_str());
+}
+
+// A kernel left out by engine_kernels_only is a null pointer: an error naming it, never a call.
+template <typename Kernel>
+void need(Kernel kernel, const char* name) {
+  if (kernel == nullptr)
+    raise(errors().argument, std::string(name) +
+                                 ": not in these kernels (compiled with engine_kernels_only=True: only the kernels a "
+                                 "Simulator calls)");
 }
 
 // rnea and aba: (q, v, x) → a new (nv,) array, with the shapes checked.
 template <typename Kernel>
 py::array_t<double> call_qv(const PyCompiled& c, Kernel kernel, const py::object& q, const py::object& v,
                             const py::object& x, const char* x_name) {
+  need(kernel, x_name[0] == 'a' ? "rnea" : "aba");
   Array kq = null_array(), kv = null_array(), kx = null_array();
   const auto qm = vector_arg(q, "q", c.nq, kq), vm = vector_arg(v, "v", c.nv, kv), xm = vector_arg(x, x_name, c.nv, kx);
   py::array_t<double> out(c.nv);
@@ -198,6 +210,7 @@ void init_compiled(py::module_& m) {
       .def(
           "crba",
           [](const PyCompiled& c, const py::object& q) {
+            need(c.k->crba, "crba");
             Array kq = null_array();
             const auto qm = vector_arg(q, "q", c.nq, kq);
             py::array_t<double, py::array::f_style> M({c.nv, c.nv});
@@ -276,7 +289,8 @@ void init_compiled(py::module_& m) {
             if (!c.k->velocity_jump)
               raise(errors().argument,
                     "velocity_jump: these kernels declare no held frame, locked joint or distance (compile(..., "
-                    "held_frames=..., locked_joints=..., distances=...))");
+                    "held_frames=..., locked_joints=..., distances=...)), or were compiled with "
+                    "engine_kernels_only=True (only the kernels a Simulator calls)");
             Array kq = null_array(), kv = null_array(), ka = null_array();
             const auto qm = vector_arg(q, "q", c.nq, kq), vm = vector_arg(v_minus, "v_minus", c.nv, kv);
             const double* am = active.is_none() ? nullptr : vector_arg(active, "active", c.declared, ka).data();
@@ -318,7 +332,9 @@ void init_compiled(py::module_& m) {
       "max_statements: cut longer kernels into parts of about this many statements, compiled in parallel (faster "
       "to compile and, at the default 800, as fast or faster to run; 0: whole). external_forces: also the kernels with "
       "external forces, which a Simulator needs for a robot with "
-      "elastic contacts. The GIL is released while compiling. "
+      "elastic contacts. engine_kernels_only: only the kernels a Simulator calls (aba or aba_fext, the "
+      "constrained dynamics, body_states; what `articula run --compiled` builds), faster to compile; the others "
+      "then raise an error naming them. The GIL is released while compiling. "
       "Raises CompileError when there is no compiler or it fails (the message names it and what it printed).");
   py::class_<PyInFlight>(m, "KernelsInFlight",
                          "A compile started by compile_in_background(), running on its own thread.")

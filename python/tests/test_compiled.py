@@ -33,6 +33,25 @@ def test_kernels_match_the_recursions_then_load_from_the_cache(tmp_path):
         k.aba(np.zeros(5), np.zeros(6), np.zeros(6))
 
 
+def test_engine_kernels_only_compiles_less_and_names_what_it_left_out(tmp_path):
+    # Only what a Simulator calls (as `articula run --compiled`): aba here; rnea, crba and the jump
+    # are left out and their calls raise an error naming them, never call a missing kernel.
+    model = articula.load_urdf(str(MODELS / "ur5.urdf"))
+    full = articula.compile(model, held_frames=["tool0"], max_statements=0, cache_dir=str(tmp_path))
+    k = articula.compile(model, held_frames=["tool0"], max_statements=0, engine_kernels_only=True,
+                         cache_dir=str(tmp_path))
+    assert k.key != full.key and 0 < k.units < full.units
+    data = articula.Data(model)
+    q, v, a = random_state(model, 1)
+    assert close(k.aba(q, v, a), articula.aba(model, data, q, v, a))
+    ref, kp, kd = np.zeros(12), np.zeros(1), np.zeros(1)
+    assert close(k.constrained_dynamics(q, v, a, ref, kp, kd)[0], full.constrained_dynamics(q, v, a, ref, kp, kd)[0])
+    for call, name in ((lambda: k.rnea(q, v, a), "rnea"), (lambda: k.crba(q), "crba"),
+                       (lambda: k.velocity_jump(q, v), "velocity_jump")):
+        with pytest.raises(articula.ArgumentError, match=name + ".*engine_kernels_only"):
+            call()
+
+
 def test_errors_name_the_problem(tmp_path):
     model = articula.load_urdf(str(MODELS / "ur5.urdf"))
     with pytest.raises(articula.CompileError, match="no-such-compiler"):
