@@ -14,7 +14,7 @@
 // Environment: ARTICULA_BENCH_KERNEL_FLAGS = the compiled kernels' flags (default CompileOptions'
 //   "-O2 -march=native"; "-O2" for kernels without -march=native, as a peer built without it);
 //   the kernels go to the usual cache ($ARTICULA_CACHE_DIR, $XDG_CACHE_HOME/articula), so the
-//   first run compiles them (talos: ~20 s) and later runs load them.
+//   first run compiles them (talos: ~7 s on 2 cores) and later runs load them.
 // Defaults prepended to the command line (later flags override them):
 //   --benchmark_repetitions=9 --benchmark_display_aggregates_only=true --benchmark_min_time=0.5
 //   --benchmark_enable_random_interleaving=true (repetitions of all benchmarks in random order: a change
@@ -450,8 +450,8 @@ void sanity_check(std::vector<std::unique_ptr<Case>>& cases) {
       const RunResult rc = s.sim->run(c.duration);
       double dmax = 0.0, scale = 0.0;
       const std::size_t n = std::min(rc.samples.size(), r.samples.size());
+      const Eigen::Index nx = 1 + s.robot->model().nq + s.robot->model().nv;  // t, q, v
       for (std::size_t i = 0; i < n; ++i) {
-        const Eigen::Index nx = 1 + s.robot->model().nq + s.robot->model().nv;  // t, q, v
         dmax = std::max(dmax, (rc.samples[i].head(nx) - r.samples[i].head(nx)).cwiseAbs().maxCoeff());
         scale = std::max(scale, r.samples[i].head(nx).cwiseAbs().maxCoeff());
       }
