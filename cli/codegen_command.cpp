@@ -2,6 +2,7 @@
 // writes DIR/NAME.hpp and DIR/NAME.cpp, the model-specific RNEA, CRBA, ABA and constrained
 // kernels (docs/codegen.md).
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -90,9 +91,31 @@ void check_name(const std::string& name) {
 struct CodegenArgs {
   std::string path, name, dir = ".";
   bool floating = false, quiet = false;
-  std::vector<std::string> holds, distances, wheels;
+  std::vector<std::string> holds, distances, wheels, contacts;
   CodegenOptions options;
 };
+
+// "FRAME,X1,X2,…" → FRAME and the numbers (none when one of them is not a number).
+std::pair<std::string, std::vector<double>> frame_numbers(const std::string& text) {
+  std::vector<std::string> f;
+  for (std::size_t from = 0;;) {
+    const auto comma = text.find(',', from);
+    f.push_back(text.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
+    if (comma == std::string::npos) break;
+    from = comma + 1;
+  }
+  std::vector<double> x;
+  try {
+    for (std::size_t i = 1; i < f.size(); ++i) {
+      std::size_t used = 0;
+      x.push_back(std::stod(f[i], &used));
+      if (used != f[i].size()) throw std::invalid_argument(f[i]);
+    }
+  } catch (const std::exception&) {
+    x.assign(1, std::nan(""));  // a count no option accepts
+  }
+  return {f[0], x};
+}
 
 // FRAME@OTHER → (FRAME, OTHER); FRAME → (FRAME, "").
 std::pair<std::string, std::string> frame_pair(const std::string& text) {
@@ -122,32 +145,27 @@ int run_codegen(CodegenArgs a) {
     options.distances.push_back({frame_a, frame_b});
   }
   for (const std::string& w : a.wheels) {
-    // FRAME,RADIUS,AX,AY,AZ[,NX,NY,NZ,HEIGHT]
-    std::vector<std::string> f;
-    for (std::size_t from = 0;;) {
-      const auto comma = w.find(',', from);
-      f.push_back(w.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
-      if (comma == std::string::npos) break;
-      from = comma + 1;
-    }
-    std::vector<double> x;
-    try {
-      for (std::size_t i = 1; i < f.size(); ++i) {
-        std::size_t used = 0;
-        x.push_back(std::stod(f[i], &used));
-        if (used != f[i].size()) throw std::invalid_argument(f[i]);
-      }
-    } catch (const std::exception&) {
-      x.clear();
-    }
+    const auto [frame, x] = frame_numbers(w);  // FRAME,RADIUS,AX,AY,AZ[,NX,NY,NZ,HEIGHT]
     if (x.size() != 4 && x.size() != 8)
       throw std::invalid_argument("codegen: --wheel '" + w + "': expected FRAME,RADIUS,AX,AY,AZ[,NX,NY,NZ,HEIGHT]");
-    HeldWheel held{f[0], x[0], Vector3(x[1], x[2], x[3]).normalized()};
+    HeldWheel held{frame, x[0], Vector3(x[1], x[2], x[3]).normalized()};
     if (x.size() == 8) {
       held.normal = Vector3(x[4], x[5], x[6]).normalized();
       held.height = x[7];
     }
     options.wheels.push_back(held);
+  }
+  for (const std::string& c : a.contacts) {
+    const auto [frame, x] = frame_numbers(c);  // FRAME[,OX,OY,OZ[,PX,PY,PZ,NX,NY,NZ]]
+    if (x.size() != 0 && x.size() != 3 && x.size() != 9)
+      throw std::invalid_argument("codegen: --contact '" + c + "': expected FRAME[,OX,OY,OZ[,PX,PY,PZ,NX,NY,NZ]]");
+    DeclaredContact d{frame};
+    if (x.size() >= 3) d.offset = Vector3(x[0], x[1], x[2]);
+    if (x.size() == 9) {
+      d.point = Vector3(x[3], x[4], x[5]);
+      d.normal = Vector3(x[6], x[7], x[8]);
+    }
+    options.contacts.push_back(d);
   }
   const GeneratedKernels k = generate_kernels(model, a.name, options);
   const std::filesystem::path out_dir(a.dir);
@@ -208,6 +226,11 @@ Command add_codegen_command(CLI::App& app) {
                   "FRAME roll on the plane n.x = HEIGHT (default normal 0,0,1, height 0) in "
                   "constrained_dynamics and velocity_jump (as a WheelConstraint, axis in FRAME; after the "
                   "distances)");
+  sub->add_option("--contact", a.contacts,
+                  "FRAME[,OX,OY,OZ[,PX,PY,PZ,NX,NY,NZ]], repeatable: also write aba_contacts, ABA with these "
+                  "elastic contacts' forces computed inside it: the point at offset O in FRAME's axes against "
+                  "the plane through P with normal N (default: the frame's origin on the ground z = 0), as a "
+                  "robot's contacts in their order");
   return [args] { return run_codegen(*args); };
 }
 

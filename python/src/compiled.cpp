@@ -102,11 +102,45 @@ py::list wheels_list(const std::vector<HeldWheel>& wheels) {
   return out;
 }
 
+// Frame names (a point at the frame's origin on the ground z = 0) or (frame, offset) or (frame,
+// offset, plane_point, plane_normal) tuples.
+std::vector<DeclaredContact> contacts_arg(const py::object& contacts) {
+  std::vector<DeclaredContact> out;
+  if (contacts.is_none()) return out;
+  for (const py::handle item : contacts) {
+    if (py::isinstance<py::str>(item)) {
+      out.push_back({item.cast<std::string>()});
+      continue;
+    }
+    const auto t = item.cast<py::tuple>();
+    if (t.size() != 2 && t.size() != 4)
+      raise(errors().argument,
+            "contacts: each entry is a frame name, a (frame, offset) pair or a (frame, offset, plane_point, "
+            "plane_normal) tuple");
+    DeclaredContact d{t[0].cast<std::string>(), vec3_arg(t[1], "offset")};
+    if (t.size() == 4) {
+      d.point = vec3_arg(t[2], "plane_point");
+      d.normal = vec3_arg(t[3], "plane_normal");
+    }
+    out.push_back(d);
+  }
+  return out;
+}
+
+py::list contacts_list(const std::vector<DeclaredContact>& contacts) {
+  py::list out;
+  for (const DeclaredContact& c : contacts)
+    out.append(py::make_tuple(c.frame, to_array(c.offset), to_array(c.point), to_array(c.normal)));
+  return out;
+}
+
 CompileOptions compile_options(const py::object& held, bool external_forces, const std::string& cache_dir,
                                const std::string& compiler, const std::string& flags, int jobs,
                                const py::object& locked, int max_statements, const py::object& states,
-                               const py::object& distances, const py::object& wheels, bool engine_kernels_only) {
+                               const py::object& distances, const py::object& wheels, bool engine_kernels_only,
+                               const py::object& contacts) {
   CompileOptions o;
+  o.contacts = contacts_arg(contacts);
   o.engine_kernels_only = engine_kernels_only;
   o.wheels = wheels_arg(wheels);
   if (!states.is_none()) o.state_frames = states.cast<std::vector<std::string>>();
@@ -131,15 +165,15 @@ void def_compile(py::module_& m, const char* name, Body body, const std::string&
       [body](const Model& model, const py::object& held, bool external_forces, const std::string& cache_dir,
              const std::string& compiler, const std::string& flags, int jobs, const py::object& locked,
              int max_statements, const py::object& states, const py::object& distances, const py::object& wheels,
-             bool engine_kernels_only) {
+             bool engine_kernels_only, const py::object& contacts) {
         return body(model, compile_options(held, external_forces, cache_dir, compiler, flags, jobs, locked,
-                                           max_statements, states, distances, wheels, engine_kernels_only));
+                                           max_statements, states, distances, wheels, engine_kernels_only, contacts));
       },
       py::arg("model"), py::arg("held_frames") = py::none(), py::arg("external_forces") = false,
       py::arg("cache_dir") = "", py::arg("compiler") = "", py::arg("flags") = CompileOptions{}.flags,
       py::arg("jobs") = 0, py::arg("locked_joints") = py::none(), py::arg("max_statements") = kDefaultMaxStatements,
       py::arg("state_frames") = py::none(), py::arg("distances") = py::none(), py::arg("wheels") = py::none(),
-      py::arg("engine_kernels_only") = false, doc.c_str());
+      py::arg("engine_kernels_only") = false, py::arg("contacts") = py::none(), doc.c_str());
 }
 
 // A kernel left out by engine_kernels_only is a null pointer: an error naming it, never a call.
@@ -200,6 +234,29 @@ void init_compiled(py::module_& m) {
           "external_forces", [](const PyCompiled& c) { return c.k->external_forces; },
           "True when compiled with the kernels that take external forces (aba with f_ext; the elastic "
           "contacts of a Simulator).")
+      .def_property_readonly(
+          "contacts", [](const PyCompiled& c) { return contacts_list(c.k->contacts); },
+          "[(frame, offset, plane_point, plane_normal)]: the elastic contacts of aba_contacts.")
+      .def(
+          "aba_contacts",
+          [](const PyCompiled& c, const py::object& q, const py::object& v, const py::object& tau,
+             const py::object& law) {
+            if (!c.k->aba_contacts)
+              raise(errors().argument, "aba_contacts: these kernels declare no contact (compile(..., contacts=...))");
+            const auto n = static_cast<Eigen::Index>(c.k->contacts.size());
+            const Eigen::Matrix<double, 4, Eigen::Dynamic> packed = matrix_arg(law, "law", n, 4).transpose();
+            Array kq = null_array(), kv = null_array(), kx = null_array();
+            const auto qm = vector_arg(q, "q", c.nq, kq), vm = vector_arg(v, "v", c.nv, kv);
+            const auto xm = vector_arg(tau, "tau", c.nv, kx);
+            py::array_t<double> qdd(c.nv);
+            py::array_t<double> f({n, Eigen::Index(3)});
+            c.k->aba_contacts(qm.data(), vm.data(), xm.data(), packed.data(), qdd.mutable_data(), f.mutable_data());
+            return py::make_tuple(qdd, f);
+          },
+          py::arg("q"), py::arg("v"), py::arg("tau"), py::arg("law"),
+          "(qdd (nv,), f_contact (ncontacts, 3)): the declared elastic contacts' forces [N, world axes; 0 out of "
+          "contact] and ABA with them, as Simulator runs robots with contacts. law: (ncontacts, 4) stiffness "
+          "[N/m], damping [N·s/m], friction, slip_velocity [m/s] per contact.")
       .def(
           "rnea",
           [](const PyCompiled& c, const py::object& q, const py::object& v, const py::object& a) {
@@ -329,6 +386,9 @@ void init_compiled(py::module_& m) {
       "normal, height) of wheels rolling in them (Robot: compilable_wheels(robot)); any subset of the declared "
       "constraints runs on them. state_frames: frames whose bodies' kinematics a kernel computes "
       "(a robot's contact frames: the Simulator then skips its forward kinematics for the contacts). "
+      "contacts: elastic contacts on planes, each a frame name (its origin on the ground z = 0) or (frame, "
+      "offset) or (frame, offset, plane_point, plane_normal), for aba_contacts, which a Simulator runs for a "
+      "robot with those contacts and no enabled constraint (Robot: compilable_contacts(robot)). "
       "max_statements: cut longer kernels into parts of about this many statements, compiled in parallel (faster "
       "to compile and, at the default 800, as fast or faster to run; 0: whole). external_forces: also the kernels with "
       "external forces, which a Simulator needs for a robot with "
@@ -384,6 +444,11 @@ void init_compiled(py::module_& m) {
   m.def(
       "compilable_wheels", [](const Robot& robot) { return wheels_list(compilable_wheels(robot)); }, py::arg("robot"),
       "The robot's WheelConstraints as [(frame, radius, axis, normal, height)], in their order.");
+  m.def(
+      "compilable_contacts", [](const Robot& robot) { return contacts_list(compilable_contacts(robot)); },
+      py::arg("robot"),
+      "The robot's elastic contacts as [(frame, offset, plane_point, plane_normal)], in their order; [] when "
+      "one of them is on a height field.");
   m.def("compilable_locked_joints", &compilable_locked_joints, py::arg("robot"), py::arg("joint_limits") = false,
         "The joints to lock in the compiled kernels: those of the robot's JointLocks and brakes and, with "
         "joint_limits (SimulationOptions.joint_limits), the revolute and prismatic joints with a finite limit.");
@@ -393,8 +458,10 @@ void init_compiled(py::module_& m) {
       "use_compiled", [](Simulator& s, const PyCompiled& c) { s.use_compiled(c.k); }, py::arg("kernels"),
       "Runs the dynamics on compiled kernels (compile(robot.model, compilable_held_frames(robot), "
       "external_forces=robot has contacts, locked_joints=compilable_locked_joints(robot, "
-      "options.joint_limits), distances=compilable_distances(robot), wheels=compilable_wheels(robot))) where they "
-      "apply: ABA with no constraint, the constrained kernels when every enabled constraint is a declared held "
+      "options.joint_limits), distances=compilable_distances(robot), wheels=compilable_wheels(robot), "
+      "contacts=compilable_contacts(robot))) where they apply: ABA with no constraint (with the robot's "
+      "elastic contacts inside aba_contacts when they are the declared ones), the constrained kernels when every "
+      "enabled constraint is a declared held "
       "frame, lock, distance or wheel (with elastic "
       "contacts, their forms with "
       "external forces, if compiled); the runtime algorithms otherwise. Raises ArgumentError for kernels of another "

@@ -314,3 +314,49 @@ def test_contacts_run_on_the_kernels_with_external_forces(tmp_path):
     assert not plain.external_forces
     with pytest.raises(articula.ArgumentError, match="compiled without external forces"):
         plain.aba(np.zeros(6), np.zeros(6), np.zeros(6), np.zeros((7, 6)))
+
+
+def test_contacts_inside_the_kernel_run_as_the_runtime_law(tmp_path):
+    """compile(..., contacts=compilable_contacts(robot)): aba_contacts computes the elastic contacts'
+    forces and ABA in one call; a Simulator runs every evaluation on it, ending as the runtime run
+    with the same contact forces."""
+    finals = []
+    for compiled in (False, True):
+        robot = articula.Robot.from_urdf(str(MODELS / "solo12.urdf"), True)
+        for foot in ("FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"):
+            surface = articula.Surface.plane([0, 0, 0.02], [0.1, 0, 1]) if foot == "FR_FOOT" else articula.Surface.ground(0.0)
+            robot.add_contact(articula.ElasticContact(foot, foot, offset=[0.005, 0, 0], surface=surface,
+                                                      stiffness=1e4, damping=60))
+        sim = articula.Simulator(robot, dt=5e-4)
+        m = robot.model
+        q = articula.neutral(m)
+        for leg, sign in (("FL", 1), ("FR", 1), ("HL", -1), ("HR", -1)):  # standing, the feet 0.2229 m down
+            q[m.idx_q[m.joint_id(leg + "_HFE")]] = 0.8 * sign
+            q[m.idx_q[m.joint_id(leg + "_KFE")]] = -1.6 * sign
+        q[2] = 0.2223  # and the springs compressed by m g / (4 k)
+        v = np.zeros(m.nv)
+        v[0], v[4] = 0.2, 0.5  # sliding and pitching: friction acts
+        sim.set_state(q, v)
+        if compiled:
+            declared = articula.compilable_contacts(robot)
+            assert [c[0] for c in declared] == ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"]
+            k = articula.compile(robot.model, contacts=declared, cache_dir=str(tmp_path))
+            assert [c[0] for c in k.contacts] == ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"]
+            law = np.tile([1e4, 60.0, 1.0, 1e-3], (4, 1))
+            q_r, v_r, tau_r = random_state(robot.model, 3)
+            q_r[2] = 5.0  # every foot in the air: no force, plain ABA
+            qdd, f = k.aba_contacts(q_r, v_r, tau_r, law)
+            assert f.shape == (4, 3) and not f.any()
+            assert close(qdd, k.aba(q_r, v_r, tau_r), 1e-12)
+            with pytest.raises(articula.ArgumentError, match="law"):
+                k.aba_contacts(q_r, v_r, tau_r, law[:3])
+            sim.use_compiled(k)
+        r = sim.run(0.1)  # no motors: the legs fold under the body
+        assert r.ok()
+        assert sim.generated_evaluations == (r.evaluations if compiled else 0)
+        finals.append(np.concatenate([sim.q, sim.v, sim.contact_forces]))
+    assert np.abs(finals[0][-12:]).max() > 0.1  # feet pushing at the end
+    assert close(finals[1], finals[0], 1e-9)
+    plain = articula.compile(articula.load_urdf(str(MODELS / "ur5.urdf")), cache_dir=str(tmp_path))
+    with pytest.raises(articula.ArgumentError, match="declare no contact"):
+        plain.aba_contacts(np.zeros(6), np.zeros(6), np.zeros(6), np.zeros((0, 4)))

@@ -56,6 +56,11 @@ std::string cache_key(const Model& model, const CompileOptions& o, const std::st
     h.bytes(&w.height, sizeof w.height);
   }
   for (const std::string& f : o.state_frames) h.text("state " + f);
+  for (const DeclaredContact& c : o.contacts) {
+    h.text("contact");
+    frame(c.frame);
+    for (const Vector3* x : {&c.offset, &c.point, &c.normal}) h.bytes(x->data(), sizeof(double) * 3);
+  }
   h.text(o.external_forces ? "external forces" : "no external forces");
   h.text(o.engine_kernels_only ? "engine kernels" : "all kernels");
   h.text(compiler);
@@ -121,7 +126,8 @@ std::shared_ptr<CompiledKernels> load_entry(const fs::path& dir, const std::stri
   out->aba_fext = reinterpret_cast<AbaFextKernel>(kernel_fn("aba_fext"));
   out->constrained_dynamics_fext = reinterpret_cast<ConstrainedFextKernel>(kernel_fn("constrained_dynamics_fext"));
   out->body_states = reinterpret_cast<BodyStatesKernel>(kernel_fn("body_states"));
-  if (!out->aba && !out->aba_fext) return why = "library without aba", nullptr;
+  out->aba_contacts = reinterpret_cast<AbaContactsKernel>(kernel_fn("aba_contacts"));
+  if (!out->aba && !out->aba_fext && !out->aba_contacts) return why = "library without aba", nullptr;
   out->handle = std::move(owner);
   return out;
 }
@@ -161,17 +167,11 @@ std::shared_ptr<const CompiledKernels> compile_kernels(const Model& model, const
   k->from_cache = units == 0;
   k->units = units;
   k->model_digest = model_digest(model);
-  k->held_frames = options.held_frames;
-  k->locked_joints = options.locked_joints;
-  k->distances = options.distances;
-  k->wheels = options.wheels;
-  k->state_frames = options.state_frames;
-  k->external_forces = options.external_forces;
+  static_cast<KernelDeclarations&>(*k) = options;
   const bool complete = (options.engine_kernels_only || (k->rnea && k->crba && k->aba)) &&
                         (!options.external_forces || k->aba_fext) && (options.state_frames.empty() || k->body_states) &&
-                        ((options.held_frames.empty() && options.locked_joints.empty() && options.distances.empty() &&
-                          options.wheels.empty()) ||
-                         k->constrained_dynamics || k->constrained_dynamics_fext);
+                        (options.contacts.empty() || k->aba_contacts) &&
+                        (!options.constrained() || k->constrained_dynamics || k->constrained_dynamics_fext);
   if (!complete)
     throw CompileError("compile_kernels: the library of key " + key + " lacks kernels its options ask for");
   k->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

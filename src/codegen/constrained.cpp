@@ -9,7 +9,6 @@
 #include "codegen/recursions.hpp"
 #include "constraints/row_formulas.hpp"
 #include "dynamics/joint_motion.hpp"
-#include "dynamics/kinematics_pass.hpp"
 #include "dynamics/ltdl.hpp"
 
 namespace articula::codegen {
@@ -21,25 +20,6 @@ struct Rows {
   SymMatrix J;
   std::vector<Sym> gamma;
 };
-
-/// The workspace of the shared forward-kinematics pass (dynamics/kinematics_pass.hpp) on Sym:
-/// the joint and world placements and, with v, the body velocities and bias accelerations (v̇ = 0,
-/// no gravity), in body coordinates.
-struct BodyMotion {
-  explicit BodyMotion(const Model& model)
-      : liMi(static_cast<std::size_t>(model.njoints)), oMi(liMi.size()), v(liMi.size()), a(liMi.size()) {}
-  std::vector<STransform> liMi, oMi;
-  std::vector<SMotion> v, a;
-};
-
-BodyMotion body_motion(const Model& model, const SymVector& q, const SymVector* v) {
-  BodyMotion out(model);
-  if (v)
-    kinematics_pass<2, Sym>(model, out, q, v->data(), nullptr);
-  else
-    kinematics_pass<0, Sym>(model, out, q, nullptr, nullptr);
-  return out;
-}
 
 /// A frame's motion and its local-world-aligned Jacobian columns (zero off the frame's support),
 /// the inputs of the shared row formulas (constraints/row_formulas.hpp). A frame on the world
@@ -344,47 +324,21 @@ void range_space(Emitter& e, const Model& model, const SymMatrix& M, const SymMa
 
 }  // namespace
 
-std::string body_states_kernel(const Model& model, const std::vector<std::string>& frames, int max_statements,
-                               std::vector<KernelText>& kernels) {
-  if (frames.empty()) return "";
-  Emitter& e = Emitter::active();
-  std::string list;
-  for (const std::string& f : frames) {
-    if (!model.has_frame(f)) model.frame_id(f);  // throws, naming the frame and listing the valid ones
-    if (model.frames[model.frame_id(f)].parent == kWorld)
-      throw std::invalid_argument("codegen: frame '" + f + "' is on the world: it has no body state");
-    list += (list.empty() ? "" : ", ") + f;
-  }
-  const SymVector q = inputs("q", model.nq), v = inputs("v", model.nv);
-  const BodyMotion bm = body_motion(model, q, &v);
-  for (std::size_t f = 0; f < frames.size(); ++f) {
-    const Index b = model.frames[model.frame_id(frames[f])].parent;
-    const int o = 18 * static_cast<int>(f);
-    for (int k = 0; k < 9; ++k) e.assign(at("out", o + k), bm.oMi[b].R(k % 3, k / 3));  // column-major
-    for (int k = 0; k < 3; ++k) {
-      e.assign(at("out", o + 9 + k), bm.oMi[b].p[k]);
-      e.assign(at("out", o + 12 + k), bm.v[b].v[k]);
-      e.assign(at("out", o + 15 + k), bm.v[b].w[k]);
-    }
-  }
-  kernels.push_back(
-      kernel_text(e,
-                  "/// The kinematics of the bodies that carry these frames (the elastic contacts'): for each\n"
-                  "/// frame, 18 numbers: its body's world placement oMi (rotation column-major, then position)\n"
-                  "/// and velocity in the body's frame (linear, then angular), as forward_kinematics() gives\n"
-                  "/// data.oMi and data.v. Only the bodies' chains to the root are computed.\n"
-                  "void body_states(const double* q, const double* v, double* out);\n",
-                  "Forward kinematics of the bodies of: " + list + " (RBDA §4.4, §5.3).", "void", "body_states",
-                  {"const double* q", "const double* v", "double* out"}, "", max_statements));
-  return "\n/// Frames whose bodies body_states reports (18 numbers each, in this order): " + list +
-         ".\ninline constexpr int state_frames = " + std::to_string(frames.size()) + ";\n";
+KernelSelection kernel_selection(const KernelDeclarations& d, bool engine_kernels_only) {
+  KernelSelection w;
+  w.jump = !engine_kernels_only;
+  w.plain = w.jump || (!d.external_forces && d.contacts.empty());
+  w.fext = d.external_forces;
+  return w;
 }
 
-std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>& held,
-                                const std::vector<std::string>& locked, const std::vector<HeldDistance>& distances,
-                                const std::vector<HeldWheel>& wheels, const KernelSelection& which,
+std::string constrained_kernels(const Model& model, const KernelDeclarations& d, const KernelSelection& which,
                                 std::vector<KernelText>& kernels) {
-  if (held.empty() && locked.empty() && distances.empty() && wheels.empty()) return "";
+  if (!d.constrained()) return "";
+  const std::vector<HeldFrame>& held = d.held_frames;
+  const std::vector<std::string>& locked = d.locked_joints;
+  const std::vector<HeldDistance>& distances = d.distances;
+  const std::vector<HeldWheel>& wheels = d.wheels;
   const ConstrainedLayout layout = constrained_layout(model, held, locked, distances, wheels);  // checks the names
   // Rows of J: the held frames' (m of them), then the distances' and the wheels' (nd of them);
   // the locks' are taken out.

@@ -20,18 +20,15 @@ struct KernelSelection {
   int max_statements = 0;  // kernel_text(): parts of about this many statements (0: whole)
 };
 
-/// Emits body_states for `frames` (none when empty) and appends it to `kernels`; returns the
-/// constant for NAME.hpp (state_frames).
-std::string body_states_kernel(const Model& model, const std::vector<std::string>& frames, int max_statements,
-                               std::vector<KernelText>& kernels);
+/// Which forms generate_kernels emits for `d` (engine_kernels_only: those a Simulator calls:
+/// without external forces only when there are neither external forces nor contacts).
+KernelSelection kernel_selection(const KernelDeclarations& d, bool engine_kernels_only);
 
-/// Emits the constrained kernels of the frames `held`, the joints `locked`, the `distances` and
-/// the `wheels` (none when all are empty) into the active Emitter (Emitter::Active) and appends them to
-/// `kernels`; returns the constants for NAME.hpp (held_frames, locked_joints, distances,
+/// Emits the constrained kernels of the declared held frames, locked joints, distances and
+/// wheels (none when all are empty) into the active Emitter (Emitter::Active) and appends them
+/// to `kernels`; returns the constants for NAME.hpp (held_frames, locked_joints, distances,
 /// wheels, constraints, ref_size, frame_rows, m).
-std::string constrained_kernels(const Model& model, const std::vector<HeldFrame>& held,
-                                const std::vector<std::string>& locked, const std::vector<HeldDistance>& distances,
-                                const std::vector<HeldWheel>& wheels, const KernelSelection& which,
+std::string constrained_kernels(const Model& model, const KernelDeclarations& d, const KernelSelection& which,
                                 std::vector<KernelText>& kernels);
 
 }  // namespace articula::codegen

@@ -101,6 +101,23 @@ Sym Emitter::neg(Sym a) {
   return binary('n', a, number(0.0), expr);
 }
 
+Sym Emitter::sqrt(Sym a) {
+  if (a.is_number()) return number(std::sqrt(a.value));
+  return binary('r', a, number(0.0), "std::sqrt(" + ref(a) + ")");
+}
+
+Sym Emitter::fmin(Sym a, Sym b) {
+  if (a.is_number() && b.is_number()) return number(std::fmin(a.value, b.value));
+  if (a.id > b.id) std::swap(a, b);
+  return binary('m', a, b, "std::fmin(" + ref(a) + ", " + ref(b) + ")");
+}
+
+Sym Emitter::if_positive(Sym c, Sym a) {
+  if (c.is_number()) return c.value > 0 ? a : number(0.0);
+  if (a.is(0.0)) return a;
+  return binary('?', c, a, ref(c) + " > 0.0 ? " + ref(a) + " : 0.0");
+}
+
 void Emitter::sincos(Sym a, Sym& s, Sym& c) {
   if (a.is_number()) {
     s = number(std::sin(a.value));

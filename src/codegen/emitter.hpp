@@ -57,6 +57,10 @@ class Emitter {
   Sym neg(Sym a);
   /// sin and cos of a, through articula's fast_sincos.
   void sincos(Sym a, Sym& s, Sym& c);
+  Sym sqrt(Sym a);
+  Sym fmin(Sym a, Sym b);
+  /// `c > 0 ? a : 0`: a choice by value made in the generated code (a select), not in the trace.
+  Sym if_positive(Sym c, Sym a);
   /// `target = a;` (e.g. "tau[2]").
   void assign(const std::string& target, Sym a);
   /// A line of C++ as it is (e.g. an early return on a failed pivot test).

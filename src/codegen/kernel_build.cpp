@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "codegen/constrained.hpp"
+
 extern char** environ;
 
 namespace articula::codegen {
@@ -108,10 +110,9 @@ fs::path include_dir() {
 // The unit that exports the kernels: their key, and by name their addresses, and receives
 // the host's log3 and joint_difference (the library needs no symbol of the program that loads it).
 std::string table_unit(const std::string& name, const std::string& key, const CompileOptions& o) {
-  const bool constrained =
-      !o.held_frames.empty() || !o.locked_joints.empty() || !o.distances.empty() || !o.wheels.empty();
-  const bool all = !o.engine_kernels_only;
-  const bool plain = all || !o.external_forces, fext = o.external_forces;
+  const bool constrained = o.constrained();
+  const KernelSelection which = kernel_selection(o, o.engine_kernels_only);
+  const bool all = which.jump, plain = which.plain, fext = which.fext;
   const std::string ns = "::articula::generated::" + name;
   std::string s = "// The kernel table of cache entry " + key + " (src/codegen/kernel_build.cpp).\n#include \"" + name +
                   ".hpp\"\n#include <cstring>\n";
@@ -134,6 +135,7 @@ std::string table_unit(const std::string& name, const std::string& key, const Co
   if (plain) kernels.push_back("aba");
   if (fext) kernels.push_back("aba_fext");
   if (!o.state_frames.empty()) kernels.push_back("body_states");
+  if (!o.contacts.empty()) kernels.push_back("aba_contacts");
   if (constrained && plain) kernels.push_back("constrained_dynamics");
   if (constrained && fext) kernels.push_back("constrained_dynamics_fext");
   if (constrained && all) kernels.push_back("velocity_jump");
@@ -190,13 +192,8 @@ int build_entry(const Model& model, const CompileOptions& options, const std::st
   const std::string name = "k" + key;
   CodegenOptions co;
   co.origin = model.name + " (compile_kernels)";
-  co.held_frames = options.held_frames;
-  co.locked_joints = options.locked_joints;
-  co.distances = options.distances;
-  co.wheels = options.wheels;
+  static_cast<KernelDeclarations&>(co) = options;
   co.max_statements = options.max_statements;
-  co.state_frames = options.state_frames;
-  co.external_forces = options.external_forces;
   co.engine_kernels_only = options.engine_kernels_only;
   const GeneratedKernels g = generate_kernels(model, name, co);
   write_text(work / (name + ".hpp"), g.header);

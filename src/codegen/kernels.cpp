@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "codegen/constrained.hpp"
+#include "codegen/contacts.hpp"
 #include "codegen/fnv.hpp"
 #include "codegen/recursions.hpp"
 
@@ -93,12 +94,9 @@ GeneratedKernels generate_kernels(const Model& original, const std::string& name
     throw std::invalid_argument("codegen: snap " + std::to_string(options.snap) + " is not in [0, 1e-3]");
   const Model model = codegen::snapped(original, options.snap);
   // Which kernels (CodegenOptions::engine_kernels_only: those a Simulator calls).
-  const bool all = !options.engine_kernels_only, forces = options.external_forces;
-  codegen::KernelSelection which;
-  which.plain = all || !forces;
-  which.fext = forces;
-  which.jump = all;
+  codegen::KernelSelection which = codegen::kernel_selection(options, options.engine_kernels_only);
   which.max_statements = options.max_statements;
+  const bool all = which.jump;
   codegen::Emitter e;
   const codegen::Emitter::Active active(e);
   std::vector<codegen::KernelText> kernels;
@@ -140,8 +138,9 @@ GeneratedKernels generate_kernels(const Model& original, const std::string& name
   }
   const std::string state_declarations =
       codegen::body_states_kernel(model, options.state_frames, options.max_statements, kernels);
-  const std::string constrained_declarations = codegen::constrained_kernels(
-      model, options.held_frames, options.locked_joints, options.distances, options.wheels, which, kernels);
+  const std::string contact_declarations =
+      codegen::aba_contacts_kernel(model, options.contacts, options.max_statements, kernels);
+  const std::string constrained_declarations = codegen::constrained_kernels(model, options, which, kernels);
   GeneratedKernels out;
   out.lines = e.lines();
   const std::string digest = model_digest(original);
@@ -158,7 +157,7 @@ GeneratedKernels generate_kernels(const Model& original, const std::string& name
                ";\ninline constexpr int nv = " + std::to_string(model.nv) +
                ";\n/// articula::model_digest() of the model these kernels were generated from.\n"
                "inline constexpr const char* model_digest = \"" +
-               digest + "\";\n" + state_declarations + constrained_declarations + "\n";
+               digest + "\";\n" + state_declarations + contact_declarations + constrained_declarations + "\n";
   for (const codegen::KernelText& k : kernels) out.header += k.declaration;
   out.header += "\n}  // namespace articula::generated::" + name + "\n";
   // One prologue for every unit; NAME.cpp is the prologue with every function. Only units

@@ -3,6 +3,7 @@
 
 #include "dynamics/aba_passes.hpp"
 #include "dynamics/crba_passes.hpp"
+#include "dynamics/kinematics_pass.hpp"
 #include "dynamics/rnea_passes.hpp"
 
 namespace articula::codegen {
@@ -68,6 +69,15 @@ struct BodyWorkspace {
 };
 
 }  // namespace
+
+BodyMotion body_motion(const Model& model, const SymVector& q, const SymVector* v) {
+  BodyMotion out(model);
+  if (v)
+    kinematics_pass<2, Sym>(model, out, q, v->data(), nullptr);
+  else
+    kinematics_pass<0, Sym>(model, out, q, nullptr, nullptr);
+  return out;
+}
 
 SymVector rnea(const Model& model, const SymVector& q, const SymVector& v, const SymVector& a,
                const std::vector<SForce>& f_ext) {

@@ -33,6 +33,18 @@ SVector6 subspace_column(const Model& model, int k);
 /// (AbaFextKernel).
 std::vector<SForce> force_inputs(const Model& model, const char* array);
 
+/// The joint and world placements and, with v, the body velocities and bias accelerations
+/// (v̇ = 0, no gravity) in body coordinates: the workspace of the shared forward-kinematics pass
+/// (dynamics/kinematics_pass.hpp) on Sym.
+struct BodyMotion {
+  explicit BodyMotion(const Model& model)
+      : liMi(static_cast<std::size_t>(model.njoints)), oMi(liMi.size()), v(liMi.size()), a(liMi.size()) {}
+  std::vector<STransform> liMi, oMi;
+  std::vector<SMotion> v, a;
+};
+/// The kinematics pass traced on Sym (with the velocities when v is given).
+BodyMotion body_motion(const Model& model, const SymVector& q, const SymVector* v);
+
 /// τ = M a + h − Σ J_iᵀ f_ext,i (armature included) by the runtime's RNEA passes
 /// (dynamics/rnea_passes.hpp) traced on Sym; `f_ext` empty or one force per body.
 SymVector rnea(const Model& model, const SymVector& q, const SymVector& v, const SymVector& a,

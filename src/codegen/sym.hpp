@@ -44,6 +44,12 @@ inline void sin_cos(const Sym& x, Sym& s, Sym& c) {
   Emitter::active().sincos(x, s, c);
 }
 
+/// √x, min(a, b) and `c > 0 ? a : 0` in the generated code (found by argument-dependent lookup
+/// from code generic over the scalar, beside std::sqrt and std::fmin for double).
+inline Sym sqrt(const Sym& x) { return Emitter::active().sqrt(x); }
+inline Sym fmin(const Sym& a, const Sym& b) { return Emitter::active().fmin(a, b); }
+inline Sym if_positive(const Sym& c, const Sym& a) { return Emitter::active().if_positive(c, a); }
+
 /// Eigen matrices of generator scalars.
 using SVector3 = Eigen::Matrix<Sym, 3, 1>;
 using SMatrix3 = Eigen::Matrix<Sym, 3, 3>;

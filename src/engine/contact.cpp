@@ -3,6 +3,7 @@
 
 #include "articula/engine/robot.hpp"
 #include "articula/model/data.hpp"
+#include "engine/contact_law.hpp"
 
 namespace articula {
 
@@ -26,7 +27,7 @@ Surface Surface::height_field(std::function<double(double, double)> height) {
 double Surface::distance(const Vector3& p, Vector3& n) const {
   if (kind == Kind::Plane) {
     n = normal;
-    return normal.dot(p - point);
+    return contact_law::plane_distance(point, normal, p);
   }
   // Height field z = h(x, y): normal (−h_x, −h_y, 1)/‖·‖ by central differences; the distance
   // is the vertical gap projected on the normal (exact for planes, first order otherwise).
@@ -40,9 +41,7 @@ double Surface::distance(const Vector3& p, Vector3& n) const {
   return (p.z() - h) / norm;
 }
 
-// Linear spring–damper normal force, clamped to be non-attractive, and regularized Coulomb
-// friction (e.g. Brogliato, Nonsmooth Mechanics, 3rd ed., §2.1; the tanh-free form
-// v_t / sqrt(|v_t|² + ε²) of regularized friction).
+// The law of engine/contact_law.hpp, for every contact; a contact that does not push adds nothing.
 void contact_forces(const Model& model, const Data& data, const std::vector<ElasticContact>& contacts,
                     std::vector<Force>& f_ext, Eigen::Ref<VectorX> forces) {
   for (std::size_t k = 0; k < contacts.size(); ++k) {
@@ -53,21 +52,15 @@ void contact_forces(const Model& model, const Data& data, const std::vector<Elas
     if (frame.parent == kWorld) continue;  // a point fixed in the world pushes nothing
     const Transform& oMi = data.oMi[frame.parent];
     const Vector3 r = frame.placement.act_point(c.offset);  // point in body coordinates
-    const Vector3 p = oMi.act_point(r);
+    const contact_law::Point<double> at = contact_law::point(oMi, data.v[frame.parent], r);
     Vector3 n;
-    const double dist = c.surface.distance(p, n);
+    const double dist = c.surface.distance(at.p, n);
     if (dist >= 0) continue;
-    const Motion& vb = data.v[frame.parent];
-    const Vector3 pdot = oMi.R * (vb.v + vb.w.cross(r));
-    const double vn = n.dot(pdot);
-    const double fn = std::max(0.0, -c.stiffness * dist - c.damping * vn);
-    if (fn == 0.0) continue;
-    const Vector3 vt = pdot - vn * n;
-    const Vector3 ft = -c.friction * fn / std::sqrt(vt.squaredNorm() + c.slip_velocity * c.slip_velocity) * vt;
-    const Vector3 F = fn * n + ft;
-    out = F;
-    const Vector3 fb = oMi.R.transpose() * F;
-    f_ext[frame.parent] += Force{fb, r.cross(fb)};
+    const contact_law::Law<double> law =
+        contact_law::force(c.stiffness, c.damping, c.friction, c.slip_velocity, at.pdot, n, dist);
+    if (!(law.pushing > 0)) continue;
+    out = law.F;
+    f_ext[frame.parent] += contact_law::body_force(oMi, r, law.F);
   }
 }
 

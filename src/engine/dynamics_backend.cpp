@@ -49,6 +49,39 @@ DynamicsResult GeneratedAbaDynamics::evaluate(VectorRef q, VectorRef v, VectorRe
   return {true, false};
 }
 
+void GeneratedContactsDynamics::set_kernel(AbaContactsKernel kernel, const std::vector<DeclaredContact>& declared) {
+  kernel_ = kernel;
+  declared_ = declared;
+  law_.assign(4 * declared.size(), 0.0);
+}
+
+bool GeneratedContactsDynamics::select(const std::vector<ElasticContact>& contacts, VectorX& f_contact) {
+  if (!kernel_ || contacts.size() != declared_.size()) return false;
+  for (std::size_t k = 0; k < contacts.size(); ++k) {
+    const ElasticContact& c = contacts[k];
+    const DeclaredContact& d = declared_[k];
+    // Robot::add_contact keeps the normal divided by its norm, as the generator does; a unit
+    // normal divided again may move by an ulp.
+    if (c.frame != d.frame || c.offset != d.offset || c.surface.kind != Surface::Kind::Plane ||
+        c.surface.point != d.point || (c.surface.normal - d.normal.normalized()).cwiseAbs().maxCoeff() > 1e-15)
+      return false;
+  }
+  for (std::size_t k = 0; k < contacts.size(); ++k) {
+    const ElasticContact& c = contacts[k];
+    double* law = law_.data() + 4 * k;
+    law[0] = c.stiffness, law[1] = c.damping, law[2] = c.friction, law[3] = c.slip_velocity;
+  }
+  f_contact_ = &f_contact;
+  return true;
+}
+
+DynamicsResult GeneratedContactsDynamics::evaluate(VectorRef q, VectorRef v, VectorRef tau, std::span<const Force>,
+                                                   std::string&) {
+  kernel_(q.data(), v.data(), tau.data(), law_.data(), data_.ddq.data(), f_contact_->data());
+  ++calls_;
+  return {true, false};
+}
+
 void GeneratedConstrainedDynamics::set_kernel(ConstrainedKernel kernel, ConstrainedFextKernel kernel_fext,
                                               const std::vector<HeldFrame>& held,
                                               const std::vector<std::string>& locked,

@@ -10,6 +10,7 @@
 #include "articula/constraints/constraint_set.hpp"
 #include "articula/constraints/frame_constraint.hpp"
 #include "articula/constraints/wheel_constraint.hpp"
+#include "articula/engine/robot.hpp"
 #include "articula/model/data.hpp"
 #include "articula/solvers/constrained_dynamics.hpp"
 
@@ -27,6 +28,8 @@ class Dynamics {
   virtual ~Dynamics() = default;
   virtual DynamicsResult evaluate(VectorRef q, VectorRef v, VectorRef tau, std::span<const Force> f_ext,
                                   std::string& message) = 0;
+  // True when the evaluation computes the elastic contacts' forces itself (f_ext unused).
+  virtual bool computes_contacts() const { return false; }
 };
 
 // No constraint enabled: aba().
@@ -80,6 +83,30 @@ class GeneratedAbaDynamics final : public Dynamics {
   AbaKernel kernel_ = nullptr;
   AbaFextKernel kernel_fext_ = nullptr;
   std::vector<double> forces_;
+};
+
+// The generated aba_contacts: the robot's elastic contacts and ABA with their forces in one call,
+// which writes the contacts' forces (3 per contact, world axes); counts its calls.
+class GeneratedContactsDynamics final : public Dynamics {
+ public:
+  GeneratedContactsDynamics(Data& data, long& calls) : data_(data), calls_(calls) {}
+  // The kernel and the contacts it declares (sizes the law buffer; not inside a step).
+  void set_kernel(AbaContactsKernel kernel, const std::vector<DeclaredContact>& declared);
+  // True when there is a kernel and its declared contacts are `contacts`, in order: the same
+  // frames and offsets, on the same planes (normals compared normalized, to 1e-15); then takes their law
+  // numbers and writes the forces into `f_contact` at each evaluation. No allocation.
+  bool select(const std::vector<ElasticContact>& contacts, VectorX& f_contact);
+  DynamicsResult evaluate(VectorRef q, VectorRef v, VectorRef tau, std::span<const Force> f_ext,
+                          std::string& message) override;
+  bool computes_contacts() const override { return true; }
+
+ private:
+  Data& data_;
+  long& calls_;
+  AbaContactsKernel kernel_ = nullptr;
+  std::vector<DeclaredContact> declared_;
+  std::vector<double> law_;
+  VectorX* f_contact_ = nullptr;
 };
 
 // The generated constrained kernel of the declared held frames (in the world or to another

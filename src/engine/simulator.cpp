@@ -170,6 +170,10 @@ void Simulator::Impl::install_generated(GeneratedDynamics kernels) {
     if (!m.has_frame(w.frame))
       throw std::invalid_argument("use_generated: wheel frame '" + w.frame + "' is not a frame of the model");
   generated_aba.set_kernel(kernels.aba, kernels.aba_fext, m.njoints);
+  for (const DeclaredContact& c : kernels.contacts)
+    if (!m.has_frame(c.frame))
+      throw std::invalid_argument("use_generated: contact frame '" + c.frame + "' is not a frame of the model");
+  generated_contacts.set_kernel(kernels.aba_contacts, kernels.contacts);
   for (const std::string& j : kernels.locked_joints)
     if (!m.has_joint(j))
       throw std::invalid_argument("use_generated: locked joint '" + j + "' is not a joint of the model");
@@ -249,16 +253,29 @@ std::vector<std::string> compilable_locked_joints(const Robot& robot, bool joint
   return out;
 }
 
+std::vector<DeclaredContact> compilable_contacts(const Robot& robot) {
+  std::vector<DeclaredContact> out;
+  for (const ElasticContact& e : robot.contacts()) {
+    if (e.surface.kind != Surface::Kind::Plane) return {};
+    out.push_back({e.frame, e.offset, e.surface.point, e.surface.normal});
+  }
+  return out;
+}
+
 CompileOptions compile_options_for(const Robot& robot, const SimulationOptions& options) {
   CompileOptions c;
   c.held_frames = compilable_held_frames(robot);
   c.locked_joints = compilable_locked_joints(robot, options.joint_limits);
   c.distances = compilable_distances(robot);
   c.wheels = compilable_wheels(robot);
-  c.external_forces = !robot.contacts().empty();
-  for (const ElasticContact& contact : robot.contacts()) {
-    const Model& m = robot.model();
-    if (m.frames[m.frame_id(contact.frame)].parent == kWorld) continue;
+  // Contacts on planes: aba_contacts; with constraints (or another surface), also the kernels
+  // with external forces and the contacts' body states for the runtime contact forces.
+  const auto& contacts = robot.contacts();
+  c.contacts = compilable_contacts(robot);
+  c.external_forces = !contacts.empty() && (c.contacts.empty() || c.constrained());
+  const Model& m = robot.model();
+  for (const ElasticContact& contact : contacts) {
+    if (!c.external_forces || m.frames[m.frame_id(contact.frame)].parent == kWorld) continue;
     if (std::find(c.state_frames.begin(), c.state_frames.end(), contact.frame) == c.state_frames.end())
       c.state_frames.push_back(contact.frame);
   }
@@ -273,19 +290,7 @@ void Simulator::use_compiled(std::shared_ptr<const CompiledKernels> kernels) {
 
 void Simulator::Impl::install_compiled(std::shared_ptr<const CompiledKernels> kernels) {
   if (!kernels) throw std::invalid_argument("use_compiled: no kernels");
-  GeneratedDynamics g;
-  g.model_digest = kernels->model_digest;
-  g.aba = kernels->aba;
-  g.held_frames = kernels->held_frames;
-  g.locked_joints = kernels->locked_joints;
-  g.distances = kernels->distances;
-  g.wheels = kernels->wheels;
-  g.body_states = kernels->body_states;
-  g.state_frames = kernels->state_frames;
-  g.constrained_dynamics = kernels->constrained_dynamics;
-  g.aba_fext = kernels->aba_fext;
-  g.constrained_dynamics_fext = kernels->constrained_dynamics_fext;
-  install_generated(std::move(g));
+  install_generated(*kernels);          // the table and its declarations
   compiled_owner = std::move(kernels);  // keeps the kernels' library loaded
 }
 

@@ -208,6 +208,7 @@ struct Simulator::Impl {
   RuntimeAbaDynamics runtime_aba;
   RuntimeConstrainedDynamics runtime_constrained;
   GeneratedAbaDynamics generated_aba;
+  GeneratedContactsDynamics generated_contacts;
   GeneratedConstrainedDynamics generated_constrained;
   Dynamics* dynamics = &runtime_aba;
   std::shared_ptr<const void> compiled_owner;

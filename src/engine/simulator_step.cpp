@@ -30,6 +30,7 @@ Simulator::Impl::Impl(Robot& r, SimulationOptions o)
       runtime_aba(*model, data),
       runtime_constrained(*model, data, cws, r.constraints(), options.method),
       generated_aba(data, generated_calls),
+      generated_contacts(data, generated_calls),
       generated_constrained(data, runtime_constrained, generated_calls) {}
 
 bool Simulator::Impl::call_controller() {
@@ -53,7 +54,7 @@ bool Simulator::Impl::call_controller() {
 // One evaluation of v̇ = f(q, v) (simulator.hpp, "One evaluation").
 bool Simulator::Impl::rhs(VectorRef q, VectorRef v, Eigen::Ref<VectorX> vdot) {
   const Model& m = *model;
-  const bool with_contacts = !robot.contacts().empty();
+  const bool with_contacts = !robot.contacts().empty() && !dynamics->computes_contacts();
   bool all_kinematics = false;  // data holds the kinematics of (q, v) of every body
   if (with_contacts) {
     if (contact_states) {
@@ -176,7 +177,9 @@ void Simulator::Impl::refresh_active(bool at_state) {
   // (with elastic contacts, one that takes external forces), the runtime otherwise.
   const bool with_forces = !robot.contacts().empty();
   const ConstrainedMethod method = options.method;
-  if (!constrained)
+  if (!constrained && with_forces && generated_contacts.select(robot.contacts(), state.f_contact))
+    dynamics = &generated_contacts;  // the contacts' forces inside the kernel
+  else if (!constrained)
     dynamics = generated_aba.usable(with_forces) ? static_cast<Dynamics*>(&generated_aba) : &runtime_aba;
   else if ((method == ConstrainedMethod::Auto || method == ConstrainedMethod::RangeSpace) && !set.references_due() &&
            generated_constrained.select(set, with_forces))

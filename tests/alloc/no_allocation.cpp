@@ -198,8 +198,12 @@ long allocations_of_generated_run(double duration) {
   test::StandingHumanoid h = test::standing_humanoid();
   Simulator sim(h.robot);
   namespace k = generated::test_standing_humanoid;
-  sim.use_generated(
-      {k::model_digest, &k::aba, {{"left_sole_link", true}, {"right_sole_link", true}}, &k::constrained_dynamics});
+  GeneratedDynamics g;
+  g.model_digest = k::model_digest;
+  g.aba = &k::aba;
+  g.held_frames = {{"left_sole_link", true}, {"right_sole_link", true}};
+  g.constrained_dynamics = &k::constrained_dynamics;
+  sim.use_generated(g);
   sim.set_controller(pd_controller(h.robot, h.targets, 400.0, 20.0), 2e-3);
   sim.set_state(h.q, VectorX::Zero(h.robot.model().nv));
   test::CountAllocations counter;
@@ -218,22 +222,37 @@ TEST(NoAllocation, SimulationStepsThroughGeneratedKernels) {
 
 // Solo-12 on four elastic feet through its generated kernels with external forces (aba_fext)
 // and the feet's kinematics (body_states): the contact forces packed for the kernel every
-// evaluation, no allocation per step.
-long allocations_of_generated_contact_run(double duration) {
+// evaluation; or (`fused`) through aba_contacts, the feet declared as the kernel has them
+// (gen_kernels.cpp). No allocation per step.
+long allocations_of_generated_contact_run(double duration, bool fused) {
   Model model;
   for (const auto& c : test::all_models())
     if (c.name == "solo12") model = test::load(c);
   test::add_armature(model);  // as the test kernels were generated (gen_kernels.cpp)
   Robot robot(model);
-  for (const char* foot : {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"})
-    robot.add_contact({.name = foot, .frame = foot, .stiffness = 1e4, .damping = 60.0});
-  Simulator sim(robot);
   namespace k = generated::test_solo12;
   GeneratedDynamics g;
   g.model_digest = k::model_digest;
-  g.aba_fext = &k::aba_fext;
-  g.body_states = &k::body_states;
-  g.state_frames = {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"};
+  if (fused) {
+    robot.add_contact({.name = "FL", .frame = "FL_FOOT", .offset = Vector3(0.01, -0.02, 0.005), .stiffness = 1e4});
+    robot.add_contact({.name = "FR",
+                       .frame = "FR_FOOT",
+                       .surface = Surface::plane(Vector3(0, 0, 0.05), Vector3(0.3, 0.1, 1.0)),
+                       .stiffness = 1e4});
+    for (const char* foot : {"HL_FOOT", "HR_FOOT"}) robot.add_contact({.name = foot, .frame = foot, .stiffness = 1e4});
+    g.aba_contacts = &k::aba_contacts;
+    g.contacts = {{"FL_FOOT", Vector3(0.01, -0.02, 0.005)},
+                  {"FR_FOOT", Vector3::Zero(), Vector3(0, 0, 0.05), Vector3(0.3, 0.1, 1.0)},
+                  {"HL_FOOT"},
+                  {"HR_FOOT"}};
+  } else {
+    for (const char* foot : {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"})
+      robot.add_contact({.name = foot, .frame = foot, .stiffness = 1e4, .damping = 60.0});
+    g.aba_fext = &k::aba_fext;
+    g.body_states = &k::body_states;
+    g.state_frames = {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"};
+  }
+  Simulator sim(robot);
   sim.use_generated(g);
   VectorX q = neutral(robot.model());
   q[2] = 0.3;
@@ -247,9 +266,11 @@ long allocations_of_generated_contact_run(double duration) {
 }
 
 TEST(NoAllocation, SimulationStepsWithContactsThroughGeneratedKernels) {
-  const long short_run = allocations_of_generated_contact_run(0.02);
-  const long long_run = allocations_of_generated_contact_run(0.3);  // the feet land at about 0.2 s
-  EXPECT_LE(long_run, short_run) << "allocations grow with the number of steps";
+  for (const bool fused : {false, true}) {
+    const long short_run = allocations_of_generated_contact_run(0.02, fused);
+    const long long_run = allocations_of_generated_contact_run(0.3, fused);  // the feet land at about 0.2 s
+    EXPECT_LE(long_run, short_run) << "allocations grow with the number of steps (fused " << fused << ")";
+  }
 }
 
 // The RX130 stand-in after a stop signal: joint_1's friction brake slipping, joint_3's stuck

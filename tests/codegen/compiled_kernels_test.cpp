@@ -410,14 +410,16 @@ TEST(CompiledKernels, RunInBackgroundWithoutACompilerIsTheRuntimeRun) {
           << "row " << i << " column " << j;
 }
 
-// With elastic contacts --compiled compiles the kernels with external forces (aba_fext), the
-// engine calls them for nearly every evaluation, and the run equals the runtime run (1e-9).
+// With elastic contacts on the ground --compiled compiles aba_contacts (the contacts' forces
+// inside the kernel; with the joint limits' locks, also the kernels with external forces and
+// the feet's body_states), the engine calls them for every evaluation, and the run equals the
+// runtime run (1e-9).
 TEST(CompiledKernels, RunCompiledWithContactsEqualsTheRuntimeRun) {
   const test::ScratchDir dir("compiled_contacts");
   const std::string scenario = std::string(ARTICULA_MODELS_DIR) + "/../scenarios/solo12_stand_lift.yaml";
   const auto [out_c, out_r] = expect_compiled_run_equals_runtime(scenario, dir.path(), 1000);
-  // Only the kernels the engine calls are compiled (aba_fext and body_states of the four feet,
-  // in parts; MatchTheRecursionsThenLoadFromTheCache counts them whole).
+  // Only the kernels the engine calls are compiled (in parts; MatchTheRecursionsThenLoadFromTheCache
+  // counts them whole).
   EXPECT_NE(out_c.find("kernels compiled in"), std::string::npos) << out_c;
   EXPECT_EQ(out_r.find("compiled kernels"), std::string::npos) << out_r;
 }

@@ -22,12 +22,21 @@ void write(const std::filesystem::path& path, const std::string& text) {
 void generate(const std::filesystem::path& dir, articula::Model model, const std::string& name, double snap = 1e-9,
               std::vector<articula::HeldFrame> held = {}, bool external_forces = false,
               std::vector<std::string> locked = {}, std::vector<std::string> state_frames = {},
-              std::vector<articula::HeldDistance> distances = {}, std::vector<articula::HeldWheel> wheels = {}) {
+              std::vector<articula::HeldDistance> distances = {}, std::vector<articula::HeldWheel> wheels = {},
+              std::vector<articula::DeclaredContact> contacts = {}) {
   articula::test::add_armature(model);
-  const articula::GeneratedKernels k = articula::generate_kernels(
-      model, name,
-      {model.name + " with test armature", snap, std::move(held), external_forces, false, std::move(locked), 0,
-       std::move(state_frames), std::move(distances), std::move(wheels)});
+  articula::CodegenOptions o;
+  o.origin = model.name + " with test armature";
+  o.snap = snap;
+  o.held_frames = std::move(held);
+  o.external_forces = external_forces;
+  o.locked_joints = std::move(locked);
+  o.max_statements = 0;
+  o.state_frames = std::move(state_frames);
+  o.distances = std::move(distances);
+  o.wheels = std::move(wheels);
+  o.contacts = std::move(contacts);
+  const articula::GeneratedKernels k = articula::generate_kernels(model, name, o);
   write(dir / (name + ".hpp"), k.header);
   write(dir / (name + ".cpp"), k.source);
 }
@@ -56,13 +65,20 @@ int main(int argc, char** argv) {
     for (const auto& c : articula::test::all_models()) {
       if (!wanted(c.name)) continue;
       const auto it = held.find(c.name);
-      // solo12 also with external forces and its feet's kinematics (the elastic feet of the
-      // engine tests).
+      // solo12 also with external forces, its feet's kinematics and its feet as elastic contacts
+      // (the elastic feet of the engine tests; aba_contacts: a foot with an offset, one on a
+      // slope, the others on the ground).
       const bool solo = c.name == "solo12";
-      generate(
-          dir, articula::test::load(c), "test_" + c.name, 1e-9,
-          it == held.end() ? std::vector<articula::HeldFrame>{} : it->second, solo, {},
-          solo ? std::vector<std::string>{"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"} : std::vector<std::string>{});
+      std::vector<articula::DeclaredContact> feet;
+      if (solo)
+        feet = {{"FL_FOOT", articula::Vector3(0.01, -0.02, 0.005)},
+                {"FR_FOOT", articula::Vector3::Zero(), articula::Vector3(0, 0, 0.05), articula::Vector3(0.3, 0.1, 1.0)},
+                {"HL_FOOT"},
+                {"HR_FOOT"}};
+      generate(dir, articula::test::load(c), "test_" + c.name, 1e-9,
+               it == held.end() ? std::vector<articula::HeldFrame>{} : it->second, solo, {},
+               solo ? std::vector<std::string>{"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"} : std::vector<std::string>{},
+               {}, {}, feet);
     }
     if (wanted("ur5_exact"))
       generate(dir, articula::test::load(articula::test::all_models()[2]), "test_ur5_exact", 0.0);

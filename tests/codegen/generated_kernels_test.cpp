@@ -136,7 +136,9 @@ TEST(GeneratedKernels, CrbaWritesOnlyTheSparsityPattern) {
 // joints are all revolute calls fast_sincos at most once per joint.
 TEST(GeneratedKernels, NoDeadTemporariesAndOneSinCosPerAngle) {
   const Model m = load_urdf(test::model_path("ur5"));
-  CodegenOptions o{"", 1e-9, {{"tool0", false}}, true};
+  CodegenOptions o;
+  o.held_frames = {{"tool0", false}};
+  o.external_forces = true;
   o.max_statements = 0;  // whole kernels: one unit, one function each
   const GeneratedKernels k = generate_kernels(m, "ur5_text", o);
   // rnea, crba, aba, aba_fext, constrained_dynamics, constrained_dynamics_fext, velocity_jump
@@ -614,6 +616,91 @@ TEST(GeneratedKernels, BodyStatesMatchForwardKinematics) {
   const std::string header = file_text(dir.path() + "/ur5_state.hpp");
   EXPECT_NE(header.find("void body_states(const double* q, const double* v, double* out);"), std::string::npos);
   EXPECT_NE(header.find("state_frames = 1;"), std::string::npos);
+}
+
+// aba_contacts (CodegenOptions::contacts) of solo12's four feet (one with an offset, one on a
+// slope): the forces and accelerations of the runtime's contact_forces() and aba(), with some
+// feet pushing and others not, and a refusal naming a bad declaration.
+TEST(GeneratedKernels, AbaContactsMatchTheRuntimeContactsAndAba) {
+  Model model;
+  for (const auto& c : test::all_models())
+    if (c.name == "solo12") model = test::load(c);
+  test::add_armature(model);
+  namespace g = generated::test_solo12;
+  ASSERT_EQ(g::contacts, 4);
+  std::vector<ElasticContact> contacts(4);
+  const char* feet[] = {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"};
+  for (int f = 0; f < 4; ++f) {
+    contacts[f].frame = feet[f];
+    contacts[f].frame_id = model.frame_id(feet[f]);
+    contacts[f].stiffness = 1e4 * (1 + f);
+    contacts[f].damping = 30.0 + 10 * f;
+    contacts[f].friction = 0.5 + 0.2 * f;
+    contacts[f].slip_velocity = 0.01 * (1 + f);
+  }
+  contacts[0].offset = Vector3(0.01, -0.02, 0.005);
+  contacts[1].surface = Surface::plane(Vector3(0, 0, 0.05), Vector3(0.3, 0.1, 1.0).normalized());
+  std::vector<double> law;
+  for (const ElasticContact& c : contacts) law.insert(law.end(), {c.stiffness, c.damping, c.friction, c.slip_velocity});
+  std::mt19937 rng(7);
+  Data data(model);
+  int pushing = 0, free = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    VectorX q = random_configuration(model, rng);
+    const VectorX v = test::random_vector(model.nv, rng), tau = test::random_vector(model.nv, rng);
+    // The base moved along z so that the feet straddle their planes.
+    forward_kinematics(model, data, q);
+    std::vector<double> heights;
+    for (const ElasticContact& c : contacts) {
+      Vector3 n;
+      heights.push_back(c.surface.distance(
+          data.oMi[model.frames[c.frame_id].parent].act_point(model.frames[c.frame_id].placement.act_point(c.offset)),
+          n));
+    }
+    std::sort(heights.begin(), heights.end());
+    q[2] -= 0.5 * (heights[1] + heights[2]) + 0.01 * std::normal_distribution<double>()(rng);
+    forward_kinematics(model, data, q, v);
+    std::vector<Force> f_ext(static_cast<std::size_t>(model.njoints), Force::Zero());
+    VectorX expect_f(12);
+    contact_forces(model, data, contacts, f_ext, expect_f);
+    const VectorX expect_qdd = aba(model, data, q, v, tau, f_ext);
+    VectorX qdd(model.nv), f(12);
+    g::aba_contacts(q.data(), v.data(), tau.data(), law.data(), qdd.data(), f.data());
+    EXPECT_LT(test::rel_err(qdd, expect_qdd), 1e-12) << trial;
+    EXPECT_LT((f - expect_f).cwiseAbs().maxCoeff(), 1e-12 * (1.0 + expect_f.cwiseAbs().maxCoeff())) << trial;
+    for (int c = 0; c < 4; ++c) {
+      const bool on = expect_f.segment<3>(3 * c).squaredNorm() > 0;
+      pushing += on;
+      free += !on;
+      if (!on) {
+        EXPECT_EQ(f.segment<3>(3 * c), Vector3::Zero()) << trial;  // exactly: no force, not a tiny one
+      }
+    }
+  }
+  EXPECT_GT(pushing, 20);
+  EXPECT_GT(free, 20);
+  CodegenOptions options;
+  options.contacts = {{"no_such_frame"}};
+  EXPECT_THROW(generate_kernels(model, "bad", options), std::invalid_argument);
+  options.contacts = {{"FL_FOOT", Vector3::Zero(), Vector3::Zero(), Vector3::Zero()}};
+  try {
+    generate_kernels(model, "bad", options);
+    ADD_FAILURE() << "a zero normal was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("FL_FOOT"), std::string::npos) << e.what();
+  }
+  // On the command line.
+  const test::ScratchDir dir("codegen_contacts");
+  const std::string ur5 = "codegen " + test::model_path("ur5") + " -o " + dir.path();
+  const auto r = test::run_cli(ur5 + " --name ur5_contacts --contact tool0,0,0,0.01 --contact wrist_3_link");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const std::string header = file_text(dir.path() + "/ur5_contacts.hpp");
+  EXPECT_NE(header.find("void aba_contacts(const double* q, const double* v, const double* tau, const double* law"),
+            std::string::npos);
+  EXPECT_NE(header.find("contacts = 2;"), std::string::npos);
+  const auto bad = test::run_cli(ur5 + " --name ur5_bad --contact tool0,0,0");
+  EXPECT_NE(bad.code, 0);
+  EXPECT_NE(bad.output.find("--contact 'tool0,0,0'"), std::string::npos) << bad.output;
 }
 
 // An unknown or repeated locked joint is refused, naming it.

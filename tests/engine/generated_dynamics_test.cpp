@@ -1,7 +1,9 @@
 // Simulator::use_generated: the engine with generated kernels gives the runtime engine's run.
 #include <gtest/gtest.h>
 
+#include "test_models.hpp"
 #include "test_segway.hpp"
+#include "test_solo12.hpp"
 #include "test_standing_humanoid.hpp"
 #include "test_support.hpp"
 
@@ -95,6 +97,88 @@ TEST(GeneratedDynamics, OtherConstraintSetsUseTheRuntimeSolver) {
   EXPECT_LT(fast.generated, 2 * fast.result.evaluations / 3);
   EXPECT_LT((fast.q - ref.q).cwiseAbs().maxCoeff(), 1e-9);
   EXPECT_LT((fast.v - ref.v).cwiseAbs().maxCoeff(), 1e-8);
+}
+
+// Solo-12 standing on four elastic feet as the solo12 test kernels declare them (FL with an
+// offset, FR on a slope; gen_kernels.cpp), 0.3 s of RK4 at 0.5 ms: with aba_contacts
+// (`fused`) or aba_fext + body_states, or on the runtime; `offset` moves HR's contact point.
+struct ContactRun {
+  RunResult result;
+  VectorX q, v, f_contact;
+  long generated = 0;
+};
+ContactRun contact_run(int kernels, const Vector3& offset = Vector3::Zero()) {  // 0 runtime, 1 fused, 2 fext
+  Model model;
+  for (const auto& c : test::all_models())
+    if (c.name == "solo12") model = test::load(c);
+  test::add_armature(model);  // as the test kernels were generated
+  Robot robot(model);
+  robot.add_contact(
+      {.name = "FL", .frame = "FL_FOOT", .offset = Vector3(0.01, -0.02, 0.005), .stiffness = 1e4, .damping = 60.0});
+  robot.add_contact({.name = "FR",
+                     .frame = "FR_FOOT",
+                     .surface = Surface::plane(Vector3(0, 0, 0.05), Vector3(0.3, 0.1, 1.0)),
+                     .stiffness = 2e4,
+                     .damping = 40.0,
+                     .friction = 0.6});
+  robot.add_contact({.name = "HL", .frame = "HL_FOOT", .stiffness = 1e4, .damping = 60.0, .slip_velocity = 0.02});
+  robot.add_contact({.name = "HR", .frame = "HR_FOOT", .offset = offset, .stiffness = 1e4, .damping = 60.0});
+  SimulationOptions o;
+  o.dt = 5e-4;
+  Simulator sim(robot, o);
+  namespace k = generated::test_solo12;
+  GeneratedDynamics g;
+  g.model_digest = k::model_digest;
+  if (kernels == 1) {
+    g.aba_contacts = &k::aba_contacts;
+    g.contacts = {{"FL_FOOT", Vector3(0.01, -0.02, 0.005)},
+                  {"FR_FOOT", Vector3::Zero(), Vector3(0, 0, 0.05), Vector3(0.3, 0.1, 1.0)},
+                  {"HL_FOOT"},
+                  {"HR_FOOT"}};
+  } else if (kernels == 2) {
+    g.aba_fext = &k::aba_fext;
+    g.body_states = &k::body_states;
+    g.state_frames = {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"};
+  }
+  if (kernels != 0) sim.use_generated(g);
+  VectorX q = neutral(robot.model());
+  // Standing (scenarios/solo12_stand_lift.yaml): the feet 0.2229 m below the base.
+  const Model& m = robot.model();
+  for (const char* leg : {"FL", "FR", "HL", "HR"}) {
+    const double s = leg[0] == 'F' ? 1.0 : -1.0;
+    q[m.idx_q[m.joint_id(std::string(leg) + "_HFE")]] = 0.8 * s;
+    q[m.idx_q[m.joint_id(std::string(leg) + "_KFE")]] = -1.6 * s;
+  }
+  q[2] = 0.2229;
+  VectorX v = VectorX::Zero(robot.model().nv);
+  v[0] = 0.2, v[4] = 0.5;  // sliding and pitching: friction and every foot's force differ
+  sim.set_state(q, v);
+  ContactRun out;
+  out.result = sim.run(0.3);
+  out.q = sim.q();
+  out.v = sim.v();
+  out.f_contact = sim.contact_forces();
+  out.generated = sim.generated_evaluations();
+  return out;
+}
+
+TEST(GeneratedDynamics, ContactsInsideTheKernelGiveTheSameRun) {
+  const ContactRun ref = contact_run(0), fused = contact_run(1), fext = contact_run(2);
+  for (const ContactRun* r : {&ref, &fused, &fext}) ASSERT_TRUE(r->result.ok()) << r->result.message;
+  EXPECT_EQ(fused.generated, fused.result.evaluations);
+  EXPECT_EQ(fext.generated, fext.result.evaluations);
+  int down = 0;  // feet pushing at the end (the robot rocks: some are in the air)
+  for (int c = 0; c < 4; ++c) down += ref.f_contact.segment<3>(3 * c).squaredNorm() > 0;
+  EXPECT_GE(down, 2) << ref.f_contact.transpose();
+  for (const ContactRun* r : {&fused, &fext}) {
+    EXPECT_LT((r->q - ref.q).cwiseAbs().maxCoeff(), 1e-9);
+    EXPECT_LT((r->v - ref.v).cwiseAbs().maxCoeff(), 1e-8);
+    EXPECT_LT((r->f_contact - ref.f_contact).cwiseAbs().maxCoeff(), 1e-7 * ref.f_contact.cwiseAbs().maxCoeff());
+  }
+  // A contact the kernel does not declare (HR's point moved): the runtime for every evaluation.
+  const ContactRun other = contact_run(1, Vector3(0, 0, 0.01)), other_ref = contact_run(0, Vector3(0, 0, 0.01));
+  EXPECT_EQ(other.generated, 0);
+  EXPECT_EQ(other.q, other_ref.q);
 }
 
 // A foot let go in one run and held again before the next is held at its new pose on the

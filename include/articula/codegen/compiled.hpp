@@ -19,18 +19,8 @@ class CompileError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-struct CompileOptions {
-  /// Frames held in the world or to another frame (loops) for constrained_dynamics /
-  /// velocity_jump (as `codegen --hold`).
-  std::vector<HeldFrame> held_frames;
-  /// Joints locked in the constrained kernels (CodegenOptions::locked_joints, `codegen --lock`).
-  std::vector<std::string> locked_joints;
-  /// Frames whose bodies' kinematics body_states reports (CodegenOptions::state_frames; the
-  /// elastic contacts' frames for a Robot).
-  std::vector<std::string> state_frames;
-  /// Also the kernels with external forces (CodegenOptions::external_forces), for robots with
-  /// elastic contacts.
-  bool external_forces = false;
+/// What to compile (the declarations, as CodegenOptions's) and how.
+struct CompileOptions : KernelDeclarations {
   /// Only the kernels a Simulator calls (CodegenOptions::engine_kernels_only); the others'
   /// pointers in CompiledKernels are then null.
   bool engine_kernels_only = false;
@@ -49,35 +39,17 @@ struct CompileOptions {
   /// default) talos's kernels compile in about half the time of whole ones and its whole runs
   /// are 10–25 % faster; parts of 3 000 or more run slower (docs/codegen.md, "Kernels in parts").
   int max_statements = kDefaultMaxStatements;
-  /// Distances held in the constrained kernels (CodegenOptions::distances, `codegen --distance`).
-  std::vector<HeldDistance> distances = {};
-  /// Wheels rolling in the constrained kernels (CodegenOptions::wheels).
-  std::vector<HeldWheel> wheels = {};
 };
 
-/// Loaded kernels; the library stays loaded while this object (or a GeneratedDynamics made
-/// from it) lives. Function pointers are null for kernels that were not generated.
-struct CompiledKernels {
-  std::string key;           ///< cache key (16 hex digits)
-  std::string library;       ///< path of the loaded shared object
-  std::string model_digest;  ///< model_digest() of the model
-  bool from_cache = false;   ///< loaded without compiling
-  double seconds = 0.0;      ///< [s] wall time of compile_kernels (generation, compile, load)
-  int units = 0;             ///< translation units compiled (0 from the cache)
-  std::vector<HeldFrame> held_frames;
-  std::vector<std::string> locked_joints;
-  std::vector<std::string> state_frames;
-  std::vector<HeldDistance> distances;
-  std::vector<HeldWheel> wheels;
-  bool external_forces = false;  ///< compiled with CompileOptions::external_forces
-  RneaKernel rnea = nullptr;
-  CrbaKernel crba = nullptr;
-  AbaKernel aba = nullptr;
-  ConstrainedKernel constrained_dynamics = nullptr;
-  JumpKernel velocity_jump = nullptr;
-  AbaFextKernel aba_fext = nullptr;
-  ConstrainedFextKernel constrained_dynamics_fext = nullptr;
-  BodyStatesKernel body_states = nullptr;
+/// Loaded kernels and the declarations they were compiled for; the library stays loaded while
+/// this object (or a GeneratedDynamics made from it) lives. Function pointers are null for
+/// kernels that were not generated.
+struct CompiledKernels : KernelTable {
+  std::string key;               ///< cache key (16 hex digits)
+  std::string library;           ///< path of the loaded shared object
+  bool from_cache = false;       ///< loaded without compiling
+  double seconds = 0.0;          ///< [s] wall time of compile_kernels (generation, compile, load)
+  int units = 0;                 ///< translation units compiled (0 from the cache)
   std::shared_ptr<void> handle;  ///< dlopen handle; dlclose when the last owner goes
 };
 

@@ -29,6 +29,11 @@ using AbaFextKernel = void (*)(const double* q, const double* v, const double* t
 /// body_states (CodegenOptions::state_frames): 18 numbers per frame, its body's oMi (rotation
 /// column-major, position) and body-frame velocity (linear, angular).
 using BodyStatesKernel = void (*)(const double* q, const double* v, double* out);
+/// aba_contacts (KernelDeclarations::contacts): the declared elastic contacts' forces and ABA
+/// with them in one kernel; `law` holds 4 numbers per contact (stiffness, damping, friction,
+/// slip velocity), `f_contact` receives 3 per contact (the force on the body, world axes).
+using AbaContactsKernel = void (*)(const double* q, const double* v, const double* tau, const double* law, double* qdd,
+                                   double* f_contact);
 using ConstrainedFextKernel = bool (*)(const double* q, const double* v, const double* tau, const double* f_ext,
                                        const double* ref, const double* kp, const double* kd, const double* active,
                                        double* qdd, double* lambda);
@@ -113,46 +118,85 @@ ConstrainedLayout constrained_layout(const Model& model, const std::vector<HeldF
 /// with clang; docs/codegen.md, "Kernels in parts").
 inline constexpr int kDefaultMaxStatements = 800;
 
-struct CodegenOptions {
-  std::string origin;  // where the model came from (e.g. the URDF path), for the heading comment
-  /// Entries of the joint placements' rotations within `snap` of 0, 1 or −1 are taken as exactly
-  /// that (a URDF's rpy of π/2 written with 9 digits leaves 5e-12 where 0 is meant; only exact
-  /// zeros and ones fold). Inertia entries below 1e-15 of their largest are zeroed (round-off of
-  /// the fixed-link merge). 0 turns both off: the kernels then use the model's numbers unchanged.
-  double snap = 1e-9;
-  /// With frames (or locked joints): also `constrained_dynamics` and `velocity_jump` for these
-  /// frames held in the world, in this order (docs/codegen.md). Throws std::invalid_argument for an unknown frame
-  /// or a frame on the world.
+/// An elastic contact on a plane (ElasticContact with a Surface::plane, the ground included)
+/// for the `aba_contacts` kernel: its frame, offset and plane are folded into the kernel as
+/// numbers; its stiffness, damping, friction and slip velocity are the kernel's `law` input.
+struct DeclaredContact {
+  std::string frame;
+  Vector3 offset = Vector3::Zero();   ///< [m] the point in the frame's axes
+  Vector3 point = Vector3::Zero();    ///< [m] a point of the plane (world)
+  Vector3 normal = Vector3::UnitZ();  ///< the plane's unit normal (world), out of the surface
+};
+
+/// What the kernels are generated for beyond RNEA, CRBA and ABA. CodegenOptions,
+/// CompileOptions, CompiledKernels and GeneratedDynamics each carry one, so that the
+/// declarations travel as one value from the options to the engine.
+struct KernelDeclarations {
+  /// With frames (or any constraint below): also `constrained_dynamics` and `velocity_jump`
+  /// with these frames held in the world or to another frame (loops), in this order
+  /// (docs/codegen.md). Unknown frames or frames on the world throw std::invalid_argument.
   std::vector<HeldFrame> held_frames;
-  /// Also `aba_fext` (and, with held frames, `constrained_dynamics_fext`): the same kernels
-  /// with external forces on the bodies (the elastic contacts of the engine).
-  bool external_forces = false;
-  /// Only the kernels a Simulator calls: `aba` and, with held frames, `constrained_dynamics`
-  /// — or, with external_forces, only their `_fext` forms — without rnea, crba and
-  /// velocity_jump (compile_options_for(robot) asks for this: less to compile).
-  bool engine_kernels_only = false;
   /// Also in the constrained kernels: these joints locked, as JointLock (its rows the joint's
   /// dofs, held at v̇ = −kd v − kp (q ⊖ q_ref)); declared after the held frames. Each of the
   /// declared constraints is switched on or off by the kernels' `active` input, so one kernel
-  /// serves every subset of them (brakes that engage one by one). Throws std::invalid_argument
-  /// for an unknown joint or one listed twice.
+  /// serves every subset of them (brakes that engage one by one). An unknown joint or one
+  /// listed twice throws std::invalid_argument.
   std::vector<std::string> locked_joints = {};
-  /// With N > 0, a kernel longer than about N statements is cut into parts of about N, each a
-  /// function in a unit of its own (GeneratedKernels::units), so that they compile in
-  /// parallel and each compiles faster (the compiler's cost grows faster than a function's
-  /// length). The temporaries passed between parts go through a local array. 0: whole.
-  /// Default kDefaultMaxStatements.
-  int max_statements = kDefaultMaxStatements;
-  /// Also `body_states(q, v, out)`: the world placement and velocity of the bodies that carry
-  /// these frames (the elastic contacts' kinematics, in place of a whole forward_kinematics).
-  /// Throws std::invalid_argument for an unknown frame or one on the world.
-  std::vector<std::string> state_frames = {};
   /// Also in the constrained kernels: these distances held, as DistanceConstraint (one row
   /// each; its reference distance in `ref`); declared after the locked joints.
   std::vector<HeldDistance> distances = {};
   /// Also in the constrained kernels: these wheels rolling, as WheelConstraint (three rows
   /// each); declared after the distances.
   std::vector<HeldWheel> wheels = {};
+  /// Also `aba_fext` (and, with constraints, `constrained_dynamics_fext`): the same kernels
+  /// with external forces on the bodies (the elastic contacts of the engine).
+  bool external_forces = false;
+  /// Also `body_states(q, v, out)`: the world placement and velocity of the bodies that carry
+  /// these frames (the elastic contacts' kinematics, in place of a whole forward_kinematics).
+  /// Unknown frames or frames on the world throw std::invalid_argument.
+  std::vector<std::string> state_frames = {};
+  /// Also `aba_contacts`: these elastic contacts' forces and ABA with them, in one kernel (the
+  /// contacts' kinematics share the ABA's terms). An unknown frame, a zero normal or a
+  /// non-finite number throws std::invalid_argument.
+  std::vector<DeclaredContact> contacts = {};
+  /// Any constraint declared (the constrained kernels are generated).
+  bool constrained() const {
+    return !held_frames.empty() || !locked_joints.empty() || !distances.empty() || !wheels.empty();
+  }
+};
+
+/// One model's kernels (null for those not generated) and the declarations they were generated
+/// for: what the engine calls (Simulator::use_generated; CompiledKernels is one).
+struct KernelTable : KernelDeclarations {
+  std::string model_digest;  ///< NAME::model_digest: must equal model_digest() of the model in use
+  RneaKernel rnea = nullptr;
+  CrbaKernel crba = nullptr;
+  AbaKernel aba = nullptr;
+  ConstrainedKernel constrained_dynamics = nullptr;
+  JumpKernel velocity_jump = nullptr;
+  AbaFextKernel aba_fext = nullptr;
+  ConstrainedFextKernel constrained_dynamics_fext = nullptr;
+  BodyStatesKernel body_states = nullptr;
+  AbaContactsKernel aba_contacts = nullptr;
+};
+
+struct CodegenOptions : KernelDeclarations {
+  std::string origin;  // where the model came from (e.g. the URDF path), for the heading comment
+  /// Entries of the joint placements' rotations within `snap` of 0, 1 or −1 are taken as exactly
+  /// that (a URDF's rpy of π/2 written with 9 digits leaves 5e-12 where 0 is meant; only exact
+  /// zeros and ones fold). Inertia entries below 1e-15 of their largest are zeroed (round-off of
+  /// the fixed-link merge). 0 turns both off: the kernels then use the model's numbers unchanged.
+  double snap = 1e-9;
+  /// Only the kernels a Simulator calls: `aba` and, with held frames, `constrained_dynamics`
+  /// — or, with external_forces, only their `_fext` forms — without rnea, crba and
+  /// velocity_jump (compile_options_for(robot) asks for this: less to compile).
+  bool engine_kernels_only = false;
+  /// With N > 0, a kernel longer than about N statements is cut into parts of about N, each a
+  /// function in a unit of its own (GeneratedKernels::units), so that they compile in
+  /// parallel and each compiles faster (the compiler's cost grows faster than a function's
+  /// length). The temporaries passed between parts go through a local array. 0: whole.
+  /// Default kDefaultMaxStatements.
+  int max_statements = kDefaultMaxStatements;
 };
 
 /// Generates the kernels of `model` in namespace articula::generated::<name> (`name` must be

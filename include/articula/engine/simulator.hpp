@@ -167,21 +167,10 @@ struct RunResult {
 /// switches the declared ones on and off, so any subset of them runs on the kernels. With elastic contacts, their
 /// `_fext` forms (generated with external forces) in the same cases; without those, the runtime algorithms. A kernel
 /// that returns false (dependent rows) hands that evaluation to the runtime solver.
-struct GeneratedDynamics {
-  std::string model_digest;  ///< NAME::model_digest: must equal model_digest(robot.model())
-  AbaKernel aba = nullptr;
-  std::vector<HeldFrame> held_frames;  ///< the --hold list of the kernels
-  ConstrainedKernel constrained_dynamics = nullptr;
-  AbaFextKernel aba_fext = nullptr;                           ///< codegen --external-forces
-  ConstrainedFextKernel constrained_dynamics_fext = nullptr;  ///< codegen --external-forces --hold
-  std::vector<std::string> locked_joints = {};                ///< the --lock list of the kernels
-  /// With elastic contacts: the kernel of the contacts' bodies' kinematics (state_frames must
-  /// hold every contact's frame), called in place of a whole forward_kinematics.
-  BodyStatesKernel body_states = nullptr;
-  std::vector<std::string> state_frames = {};
-  std::vector<HeldDistance> distances = {};  ///< the --distance list of the kernels
-  std::vector<HeldWheel> wheels = {};        ///< CodegenOptions::wheels of the kernels
-};
+/// With the robot's elastic contacts declared (`contacts`: each contact's frame, offset and
+/// plane, in the robot's order): `aba_contacts`, the contacts' forces inside it, when no
+/// constraint is enabled.
+using GeneratedDynamics = KernelTable;
 
 /// The held frames to compile for `robot` (compile_kernels): its FrameConstraints (in the world)
 /// and LoopConstraints (to another frame), with their masks, in their order. A set with a
@@ -195,10 +184,14 @@ std::vector<std::string> compilable_locked_joints(const Robot& robot, bool joint
 std::vector<HeldDistance> compilable_distances(const Robot& robot);
 /// The wheels to compile for `robot`: its WheelConstraints, with their numbers, in their order.
 std::vector<HeldWheel> compilable_wheels(const Robot& robot);
+/// The elastic contacts to compile for `robot` (aba_contacts): each contact's frame, offset and
+/// plane, in their order; none when one of them is on a height field (the runtime contact law
+/// then runs, with the kernels that take external forces).
+std::vector<DeclaredContact> compilable_contacts(const Robot& robot);
 /// The options compile_kernels needs for `robot`: its compilable_held_frames,
-/// compilable_locked_joints, compilable_distances and compilable_wheels, the kernels with external forces and
-/// body_states of the contacts' frames when it has elastic contacts, and only the kernels the engine calls
-/// (CompileOptions::engine_kernels_only).
+/// compilable_locked_joints, compilable_distances, compilable_wheels and compilable_contacts; the kernels with external
+/// forces and body_states of the contacts' frames when it has contacts and constraints (or a contact on a height
+/// field); and only the kernels the engine calls (CompileOptions::engine_kernels_only).
 CompileOptions compile_options_for(const Robot& robot, const SimulationOptions& options = {});
 
 /// Owns the simulation state (in its implementation; the accessors below read it). Not
