@@ -127,9 +127,17 @@ std::shared_ptr<CompiledKernels> load_entry(const fs::path& dir, const std::stri
   out->constrained_dynamics_fext = reinterpret_cast<ConstrainedFextKernel>(kernel_fn("constrained_dynamics_fext"));
   out->body_states = reinterpret_cast<BodyStatesKernel>(kernel_fn("body_states"));
   out->aba_contacts = reinterpret_cast<AbaContactsKernel>(kernel_fn("aba_contacts"));
+  out->energy = reinterpret_cast<EnergyKernel>(kernel_fn("energy"));
   if (!out->aba && !out->aba_fext && !out->aba_contacts) return why = "library without aba", nullptr;
   out->handle = std::move(owner);
   return out;
+}
+
+// Every kernel `o` asks for is in the library (an entry without one is stale).
+bool has_kernels(const CompiledKernels& k, const CompileOptions& o) {
+  return (o.engine_kernels_only || (k.rnea && k.crba && k.aba)) && (!o.external_forces || k.aba_fext) &&
+         (o.state_frames.empty() || k.body_states) && (o.contacts.empty() || k.aba_contacts) && k.energy &&
+         (!o.constrained() || k.constrained_dynamics || k.constrained_dynamics_fext);
 }
 
 }  // namespace
@@ -158,6 +166,7 @@ std::shared_ptr<const CompiledKernels> compile_kernels(const Model& model, const
   const std::string key = codegen::cache_key(model, options, compiler);
   std::string why;
   std::shared_ptr<CompiledKernels> k = codegen::load_entry(dir, key, why);
+  if (k && !codegen::has_kernels(*k, options)) k.reset();  // stale: rebuilt
   int units = 0;
   if (!k) {
     units = codegen::build_entry(model, options, compiler, dir, key);
@@ -168,12 +177,8 @@ std::shared_ptr<const CompiledKernels> compile_kernels(const Model& model, const
   k->units = units;
   k->model_digest = model_digest(model);
   static_cast<KernelDeclarations&>(*k) = options;
-  const bool complete = (options.engine_kernels_only || (k->rnea && k->crba && k->aba)) &&
-                        (!options.external_forces || k->aba_fext) && (options.state_frames.empty() || k->body_states) &&
-                        (options.contacts.empty() || k->aba_contacts) &&
-                        (!options.constrained() || k->constrained_dynamics || k->constrained_dynamics_fext);
-  if (!complete)
-    throw CompileError("compile_kernels: the library of key " + key + " lacks kernels its options ask for");
+  if (!codegen::has_kernels(*k, options))
+    throw CompileError("compile_kernels: the library just built for key " + key + " lacks kernels its options ask for");
   k->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return k;
 }

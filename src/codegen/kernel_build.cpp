@@ -134,6 +134,7 @@ std::string table_unit(const std::string& name, const std::string& key, const Co
   if (all) kernels.insert(kernels.end(), {"rnea", "crba"});
   if (plain) kernels.push_back("aba");
   if (fext) kernels.push_back("aba_fext");
+  kernels.push_back("energy");
   if (!o.state_frames.empty()) kernels.push_back("body_states");
   if (!o.contacts.empty()) kernels.push_back("aba_contacts");
   if (constrained && plain) kernels.push_back("constrained_dynamics");

@@ -10,6 +10,7 @@
 #include "codegen/contacts.hpp"
 #include "codegen/fnv.hpp"
 #include "codegen/recursions.hpp"
+#include "dynamics/energy_sums.hpp"
 
 namespace articula {
 namespace codegen {
@@ -32,6 +33,14 @@ void aba_body(Emitter& e, const Model& model, bool with_forces) {
   const SymVector q = inputs("q", model.nq), v = inputs("v", model.nv), tau = inputs("tau", model.nv);
   const SymVector qdd = aba(model, q, v, tau, with_forces ? force_inputs(model, "f_ext") : std::vector<SForce>{});
   for (int k = 0; k < model.nv; ++k) e.assign(at("qdd", k), qdd[k]);
+}
+
+// T and V from the traced kinematics pass (dynamics/energy_sums.hpp, as mechanical_energy()).
+void energy_body(Emitter& e, const Model& model) {
+  const SymVector q = inputs("q", model.nq), v = inputs("v", model.nv);
+  const BodyMotion bm = body_motion(model, q, &v);
+  e.assign("out[0]", energy_sums::kinetic<Sym>(model, bm.v, v));
+  e.assign("out[1]", energy_sums::potential<Sym>(model, bm.oMi));
 }
 
 /// The numbers the kernels are generated from (CodegenOptions::snap).
@@ -136,6 +145,12 @@ GeneratedKernels generate_kernels(const Model& original, const std::string& name
         "ABA with external forces, RBDA §7.3 Table 7.1, body coordinates.", "aba_fext",
         {"const double* q", "const double* v", "const double* tau", "const double* f_ext", "double* qdd"});
   }
+  codegen::energy_body(e, model);
+  kernel(
+      "/// out[0] = kinetic energy (armature included), out[1] = potential energy: articula::mechanical_energy.\n"
+      "void energy(const double* q, const double* v, double* out);\n",
+      "Mechanical energies from the kinematics pass, RBDA §2.13.", "energy",
+      {"const double* q", "const double* v", "double* out"});
   const std::string state_declarations =
       codegen::body_states_kernel(model, options.state_frames, options.max_statements, kernels);
   const std::string contact_declarations =

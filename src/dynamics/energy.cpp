@@ -3,26 +3,18 @@
 #include "articula/common/check.hpp"
 #include "articula/dynamics/jacobian.hpp"
 #include "articula/dynamics/kinematics.hpp"
+#include "dynamics/energy_sums.hpp"
 
 namespace articula {
 
 namespace {
 
-// T = Σ ½ v_iᵀ I_i v_i (body frame, data.v) + ½ Σ armature_k v_k².
 double kinetic_from_velocities(const Model& model, const Data& data, VectorRef v) {
-  double T = 0.0;
-  for (Index i = 0; i < model.njoints; ++i) T += model.inertias[i].kinetic_energy(data.v[i]);
-  return T + 0.5 * (model.armature.array() * v.array().square()).sum();
+  return energy_sums::kinetic<double>(model, data.v, v);
 }
 
-// V = −Σ m_i gᵀ c_i with m gᵀ c_world = gᵀ (R h + m p) (data.oMi).
 double potential_from_placements(const Model& model, const Data& data) {
-  double V = 0.0;
-  for (Index i = 0; i < model.njoints; ++i) {
-    const Inertia& I = model.inertias[i];
-    V -= model.gravity.v.dot(data.oMi[i].R * I.h + I.m * data.oMi[i].p);
-  }
-  return V;
+  return energy_sums::potential<double>(model, data.oMi);
 }
 
 }  // namespace

@@ -180,6 +180,7 @@ void Simulator::Impl::install_generated(GeneratedDynamics kernels) {
   generated_constrained.set_kernel(kernels.constrained_dynamics, kernels.constrained_dynamics_fext, kernels.held_frames,
                                    kernels.locked_joints, kernels.distances, kernels.wheels, m);
   // The contacts' kinematics from body_states when it reports every contact's body.
+  energy_kernel = kernels.energy;
   contact_states = nullptr;
   contact_state_bodies.clear();
   bool all = kernels.body_states != nullptr && !robot.contacts().empty();

@@ -203,6 +203,9 @@ struct Simulator::Impl {
   // The generated kinematics of the contacts' bodies (GeneratedDynamics::body_states), written
   // into data.oMi / data.v of those bodies in place of a whole forward_kinematics.
   BodyStatesKernel contact_states = nullptr;
+  // The generated energies (GeneratedDynamics::energy), for log rows whose kinematics a kernel
+  // did not leave in `data`.
+  EnergyKernel energy_kernel = nullptr;
   std::vector<Index> contact_state_bodies;
   std::vector<double> contact_state_buffer;
   RuntimeAbaDynamics runtime_aba;

@@ -348,10 +348,17 @@ void Simulator::Impl::ensure_kinematics(VectorRef q, VectorRef v) {
 
 void Simulator::Impl::log_sample(RunResult& result) {
   // The evaluation made just before every sample (at_instant) left the kinematics of (q, v) in
-  // `data`: the energies need no pass of their own, unless a generated kernel made it.
-  ensure_kinematics(state.q, state.v);
-  articula::mechanical_energy_from_kinematics(*model, data, state.v);
-  fill_row(data.kinetic_energy, data.potential_energy);
+  // `data`: the energies need no pass of their own, unless a generated kernel made it — then
+  // the generated energies, or a kinematics pass.
+  if (data_stage != DataStage::KinematicsCurrent && energy_kernel) {
+    double energies[2];
+    energy_kernel(state.q.data(), state.v.data(), energies);
+    fill_row(energies[0], energies[1]);
+  } else {
+    ensure_kinematics(state.q, state.v);
+    articula::mechanical_energy_from_kinematics(*model, data, state.v);
+    fill_row(data.kinetic_energy, data.potential_energy);
+  }
   const std::span<const double> values(row.data(), static_cast<std::size_t>(row.size()));
   for (auto& sink : sinks) sink->append(values);
   if (options.record_samples) result.samples.push_back(row);

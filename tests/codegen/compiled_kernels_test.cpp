@@ -30,7 +30,7 @@ CompileOptions in(const std::string& dir, std::vector<HeldFrame> held = {}) {
   return o;
 }
 
-// rnea / crba / aba of the kernels against the recursions on random states.
+// rnea / crba / aba / energy of the kernels against the recursions on random states.
 void expect_matches_recursions(const Model& model, const CompiledKernels& k, double tol) {
   std::mt19937 rng(3);
   Data data(model);
@@ -46,6 +46,11 @@ void expect_matches_recursions(const Model& model, const CompiledKernels& k, dou
     EXPECT_LT(test::rel_err(M, M_ref.selfadjointView<Eigen::Upper>().toDenseMatrix()), tol);
     k.aba(q.data(), v.data(), tau.data(), qdd.data());
     EXPECT_LT(test::rel_err(qdd, aba(model, data, q, v, tau)), 100 * tol);  // through M⁻¹
+    double energies[2];
+    k.energy(q.data(), v.data(), energies);
+    const double T = kinetic_energy(model, data, q, v), V = potential_energy(model, data, q);
+    EXPECT_NEAR(energies[0], T, tol * (1.0 + std::abs(T)));
+    EXPECT_NEAR(energies[1], V, tol * (1.0 + std::abs(V)));
   }
 }
 
@@ -56,7 +61,7 @@ TEST(CompiledKernels, MatchTheRecursionsThenLoadFromTheCache) {
   whole.max_statements = 0;  // one unit per kernel: the units counted below are the kernels
   const auto first = compile_kernels(model, whole);
   EXPECT_FALSE(first->from_cache);
-  EXPECT_EQ(first->units, 4);  // rnea, crba, aba, the table
+  EXPECT_EQ(first->units, 5);  // rnea, crba, aba, energy, the table
   EXPECT_EQ(first->model_digest, model_digest(model));
   EXPECT_EQ(first->constrained_dynamics, nullptr);
   expect_matches_recursions(model, *first, 1e-10);  // snapped placements: ~1e-11
@@ -75,11 +80,11 @@ TEST(CompiledKernels, MatchTheRecursionsThenLoadFromTheCache) {
   EXPECT_TRUE(forces->external_forces);
   EXPECT_NE(forces->aba_fext, nullptr);
   EXPECT_EQ(first->aba_fext, nullptr);
-  // Only what the engine calls: aba_fext alone (and the table).
+  // Only what the engine calls: aba_fext and energy (and the table).
   o3.engine_kernels_only = true;
   const auto engine = compile_kernels(model, o3);
   EXPECT_NE(engine->key, forces->key);
-  EXPECT_EQ(engine->units, 2);
+  EXPECT_EQ(engine->units, 3);
   EXPECT_NE(engine->aba_fext, nullptr);
   EXPECT_EQ(engine->aba, nullptr);
   EXPECT_EQ(engine->rnea, nullptr);

@@ -141,8 +141,8 @@ TEST(GeneratedKernels, NoDeadTemporariesAndOneSinCosPerAngle) {
   o.external_forces = true;
   o.max_statements = 0;  // whole kernels: one unit, one function each
   const GeneratedKernels k = generate_kernels(m, "ur5_text", o);
-  // rnea, crba, aba, aba_fext, constrained_dynamics, constrained_dynamics_fext, velocity_jump
-  ASSERT_EQ(k.units.size(), 7u);
+  // rnea, crba, aba, aba_fext, energy, constrained_dynamics, constrained_dynamics_fext, velocity_jump
+  ASSERT_EQ(k.units.size(), 8u);
   for (const std::string& unit : k.units) {
     // Each temporary's occurrences as a whole word, and which ones are defined.
     std::map<std::string, int> seen;

@@ -207,8 +207,8 @@ TEST_F(TelemetryCsv, EventsAndStatusFiles) {
   EXPECT_FALSE(fs::exists(file("run.status.yaml.tmp")));
 }
 
-// An earlier log at the path is replaced by a fresh file (not truncated in place); a path that
-// is a symbolic link is written through the link, the link kept.
+// An earlier log at the path is replaced by a fresh file (not truncated in place), and deleted;
+// a path that is a symbolic link is written through the link, the link kept.
 TEST_F(TelemetryCsv, ReplacesAnEarlierLogAndWritesThroughASymlink) {
   const std::string path = file("run.csv");
   std::ofstream(path) << std::string(100000, 'x') << "\n";
@@ -223,6 +223,13 @@ TEST_F(TelemetryCsv, ReplacesAnEarlierLogAndWritesThroughASymlink) {
   std::string old;
   std::getline(reader, old);
   EXPECT_EQ(old.size(), 100000u);
+  // The old file was renamed out of the way and deleted by the writer (csv_log.cpp): nothing of
+  // it is left in the folder, also when the log is closed unfinished.
+  std::ofstream(path) << std::string(100000, 'y') << "\n";
+  { make_csv_log(path)->begin({"t"}); }
+  EXPECT_EQ(read_file(path), "t\n");
+  for (const auto& e : fs::directory_iterator(fs::path(path).parent_path()))
+    EXPECT_EQ(e.path().filename().string().find(".old~"), std::string::npos) << e.path();
 
   const std::string target = file("target.csv"), link = file("link.csv");
   std::ofstream(target) << "old\n";

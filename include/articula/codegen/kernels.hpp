@@ -29,6 +29,9 @@ using AbaFextKernel = void (*)(const double* q, const double* v, const double* t
 /// body_states (CodegenOptions::state_frames): 18 numbers per frame, its body's oMi (rotation
 /// column-major, position) and body-frame velocity (linear, angular).
 using BodyStatesKernel = void (*)(const double* q, const double* v, double* out);
+/// energy: out[0] the kinetic energy (armature included), out[1] the potential energy, as
+/// mechanical_energy() gives them (every kernel set has it: the engine's log rows on kernels).
+using EnergyKernel = void (*)(const double* q, const double* v, double* out);
 /// aba_contacts (KernelDeclarations::contacts): the declared elastic contacts' forces and ABA
 /// with them in one kernel; `law` holds 4 numbers per contact (stiffness, damping, friction,
 /// slip velocity), `f_contact` receives 3 per contact (the force on the body, world axes).
@@ -178,6 +181,7 @@ struct KernelTable : KernelDeclarations {
   ConstrainedFextKernel constrained_dynamics_fext = nullptr;
   BodyStatesKernel body_states = nullptr;
   AbaContactsKernel aba_contacts = nullptr;
+  EnergyKernel energy = nullptr;
 };
 
 struct CodegenOptions : KernelDeclarations {
