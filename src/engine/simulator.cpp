@@ -269,10 +269,11 @@ CompileOptions compile_options_for(const Robot& robot, const SimulationOptions& 
   c.locked_joints = compilable_locked_joints(robot, options.joint_limits);
   c.distances = compilable_distances(robot);
   c.wheels = compilable_wheels(robot);
-  // Contacts on planes: aba_contacts; with constraints (or another surface), also the kernels
-  // with external forces and the contacts' body states for the runtime contact forces.
+  // Contacts on planes: aba_contacts, for a robot that starts with no constraint enabled; with
+  // constraints (or another surface), also the kernels with external forces and the contacts'
+  // body states for the runtime contact forces.
   const auto& contacts = robot.contacts();
-  c.contacts = compilable_contacts(robot);
+  if (robot.constraints().enabled_names().empty()) c.contacts = compilable_contacts(robot);
   c.external_forces = !contacts.empty() && (c.contacts.empty() || c.constrained());
   const Model& m = robot.model();
   for (const ElasticContact& contact : contacts) {

@@ -162,6 +162,33 @@ ContactRun contact_run(int kernels, const Vector3& offset = Vector3::Zero()) {  
   return out;
 }
 
+// compile_options_for: the contacts inside aba_contacts for a robot that starts without a
+// constraint enabled; with one enabled, the kernels with external forces and the contacts'
+// body states only; a contact on a height field leaves every contact to the runtime law.
+TEST(GeneratedDynamics, CompileOptionsDeclareTheContactsWhereTheyWouldRun) {
+  Robot robot = Robot::from_urdf(test::model_path("solo12"), true);
+  for (const char* foot : {"FL_FOOT", "FR_FOOT"}) robot.add_contact({.name = foot, .frame = foot});
+  CompileOptions o = compile_options_for(robot);
+  ASSERT_EQ(o.contacts.size(), 2u);
+  EXPECT_EQ(o.contacts[1].frame, "FR_FOOT");
+  EXPECT_FALSE(o.external_forces);
+  EXPECT_TRUE(o.state_frames.empty());
+  robot.constraints().add(std::make_shared<FrameConstraint>("hold", "HL_FOOT", AxisMask::point()));
+  o = compile_options_for(robot);
+  EXPECT_TRUE(o.contacts.empty());
+  EXPECT_TRUE(o.external_forces);
+  EXPECT_EQ(o.state_frames, (std::vector<std::string>{"FL_FOOT", "FR_FOOT"}));
+  robot.constraints().disable("hold");
+  o = compile_options_for(robot);
+  EXPECT_EQ(o.contacts.size(), 2u);
+  EXPECT_TRUE(o.external_forces);  // for when `hold` is switched on
+  robot.add_contact(
+      {.name = "hill", .frame = "HR_FOOT", .surface = Surface::height_field([](double, double) { return 0.0; })});
+  o = compile_options_for(robot);
+  EXPECT_TRUE(o.contacts.empty());
+  EXPECT_TRUE(o.external_forces);
+}
+
 TEST(GeneratedDynamics, ContactsInsideTheKernelGiveTheSameRun) {
   const ContactRun ref = contact_run(0), fused = contact_run(1), fext = contact_run(2);
   for (const ContactRun* r : {&ref, &fused, &fext}) ASSERT_TRUE(r->result.ok()) << r->result.message;

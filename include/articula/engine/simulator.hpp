@@ -189,9 +189,11 @@ std::vector<HeldWheel> compilable_wheels(const Robot& robot);
 /// then runs, with the kernels that take external forces).
 std::vector<DeclaredContact> compilable_contacts(const Robot& robot);
 /// The options compile_kernels needs for `robot`: its compilable_held_frames,
-/// compilable_locked_joints, compilable_distances, compilable_wheels and compilable_contacts; the kernels with external
-/// forces and body_states of the contacts' frames when it has contacts and constraints (or a contact on a height
-/// field); and only the kernels the engine calls (CompileOptions::engine_kernels_only).
+/// compilable_locked_joints, compilable_distances and compilable_wheels; its compilable_contacts
+/// when it starts with no constraint enabled (aba_contacts: talos standing on welded feet
+/// would never call it); the kernels with external forces and body_states of the contacts'
+/// frames when it has contacts and constraints, or no compilable contacts; and only the kernels
+/// the engine calls (CompileOptions::engine_kernels_only).
 CompileOptions compile_options_for(const Robot& robot, const SimulationOptions& options = {});
 
 /// Owns the simulation state (in its implementation; the accessors below read it). Not
