@@ -23,9 +23,21 @@ GeneratedDynamics humanoid_kernels() {
 
 struct Outcome {
   RunResult result;
-  VectorX q, v, lambda;
+  VectorX q, v, lambda, f_contact;
   long generated = 0;
 };
+
+// `duration` of `sim`, and where it ended.
+Outcome outcome_of_run(Simulator& sim, double duration) {
+  Outcome out;
+  out.result = sim.run(duration);
+  out.q = sim.q();
+  out.v = sim.v();
+  out.lambda = sim.multipliers();
+  out.f_contact = sim.contact_forces();
+  out.generated = sim.generated_evaluations();
+  return out;
+}
 
 enum class Change { None, ReleaseLeftFoot, LockLeftKnee };
 
@@ -54,13 +66,7 @@ Outcome run(bool use_generated, Change change = Change::None) {
     e.actions = {change == Change::ReleaseLeftFoot ? EventAction::disable("left_foot") : EventAction::enable("knee")};
     sim.add_event(e);
   }
-  Outcome out;
-  out.result = sim.run(0.2);
-  out.q = sim.q();
-  out.v = sim.v();
-  out.lambda = sim.multipliers();
-  out.generated = sim.generated_evaluations();
-  return out;
+  return outcome_of_run(sim, 0.2);
 }
 
 TEST(GeneratedDynamics, TheEngineGivesTheSameRun) {
@@ -102,12 +108,7 @@ TEST(GeneratedDynamics, OtherConstraintSetsUseTheRuntimeSolver) {
 // Solo-12 standing on four elastic feet as the solo12 test kernels declare them (FL with an
 // offset, FR on a slope; gen_kernels.cpp), 0.3 s of RK4 at 0.5 ms: with aba_contacts
 // (`fused`) or aba_fext + body_states, or on the runtime; `offset` moves HR's contact point.
-struct ContactRun {
-  RunResult result;
-  VectorX q, v, f_contact;
-  long generated = 0;
-};
-ContactRun contact_run(int kernels, const Vector3& offset = Vector3::Zero()) {  // 0 runtime, 1 fused, 2 fext
+Outcome contact_run(int kernels, const Vector3& offset = Vector3::Zero()) {  // 0 runtime, 1 fused, 2 fext
   Model model;
   for (const auto& c : test::all_models())
     if (c.name == "solo12") model = test::load(c);
@@ -153,13 +154,7 @@ ContactRun contact_run(int kernels, const Vector3& offset = Vector3::Zero()) {  
   VectorX v = VectorX::Zero(robot.model().nv);
   v[0] = 0.2, v[4] = 0.5;  // sliding and pitching: friction and every foot's force differ
   sim.set_state(q, v);
-  ContactRun out;
-  out.result = sim.run(0.3);
-  out.q = sim.q();
-  out.v = sim.v();
-  out.f_contact = sim.contact_forces();
-  out.generated = sim.generated_evaluations();
-  return out;
+  return outcome_of_run(sim, 0.3);
 }
 
 // compile_options_for: the contacts inside aba_contacts for a robot that starts without a
@@ -190,20 +185,20 @@ TEST(GeneratedDynamics, CompileOptionsDeclareTheContactsWhereTheyWouldRun) {
 }
 
 TEST(GeneratedDynamics, ContactsInsideTheKernelGiveTheSameRun) {
-  const ContactRun ref = contact_run(0), fused = contact_run(1), fext = contact_run(2);
-  for (const ContactRun* r : {&ref, &fused, &fext}) ASSERT_TRUE(r->result.ok()) << r->result.message;
+  const Outcome ref = contact_run(0), fused = contact_run(1), fext = contact_run(2);
+  for (const Outcome* r : {&ref, &fused, &fext}) ASSERT_TRUE(r->result.ok()) << r->result.message;
   EXPECT_EQ(fused.generated, fused.result.evaluations);
   EXPECT_EQ(fext.generated, fext.result.evaluations);
   int down = 0;  // feet pushing at the end (the robot rocks: some are in the air)
   for (int c = 0; c < 4; ++c) down += ref.f_contact.segment<3>(3 * c).squaredNorm() > 0;
   EXPECT_GE(down, 2) << ref.f_contact.transpose();
-  for (const ContactRun* r : {&fused, &fext}) {
+  for (const Outcome* r : {&fused, &fext}) {
     EXPECT_LT((r->q - ref.q).cwiseAbs().maxCoeff(), 1e-9);
     EXPECT_LT((r->v - ref.v).cwiseAbs().maxCoeff(), 1e-8);
     EXPECT_LT((r->f_contact - ref.f_contact).cwiseAbs().maxCoeff(), 1e-7 * ref.f_contact.cwiseAbs().maxCoeff());
   }
   // A contact the kernel does not declare (HR's point moved): the runtime for every evaluation.
-  const ContactRun other = contact_run(1, Vector3(0, 0, 0.01)), other_ref = contact_run(0, Vector3(0, 0, 0.01));
+  const Outcome other = contact_run(1, Vector3(0, 0, 0.01)), other_ref = contact_run(0, Vector3(0, 0, 0.01));
   EXPECT_EQ(other.generated, 0);
   EXPECT_EQ(other.q, other_ref.q);
 }
