@@ -449,6 +449,29 @@ void init_compiled(py::module_& m) {
       py::arg("robot"),
       "The robot's elastic contacts as [(frame, offset, plane_point, plane_normal)], in their order; [] when "
       "one of them is on a height field.");
+  m.def(
+      "compile_options_for",
+      [](const Robot& robot, bool joint_limits) {
+        SimulationOptions so;
+        so.joint_limits = joint_limits;
+        const CompileOptions o = compile_options_for(robot, so);
+        py::dict d;
+        d["held_frames"] = held_list(o.held_frames);
+        d["locked_joints"] = o.locked_joints;
+        d["distances"] = distances_list(o.distances);
+        d["wheels"] = wheels_list(o.wheels);
+        d["contacts"] = contacts_list(o.contacts);
+        d["external_forces"] = o.external_forces;
+        d["state_frames"] = o.state_frames;
+        d["engine_kernels_only"] = o.engine_kernels_only;
+        return d;
+      },
+      py::arg("robot"), py::arg("joint_limits") = false,
+      "The keyword arguments of compile() for the kernels a Simulator of this robot calls, as `articula run "
+      "--compiled` builds them: compile(robot.model, **compile_options_for(robot, options.joint_limits)). Its "
+      "held frames, locks (and limit stops with joint_limits), distances, wheels; its elastic contacts "
+      "(compilable_contacts) when it starts with no constraint enabled; the kernels with external forces and "
+      "the contacts' body states when it has contacts and constraints; engine_kernels_only=True.");
   m.def("compilable_locked_joints", &compilable_locked_joints, py::arg("robot"), py::arg("joint_limits") = false,
         "The joints to lock in the compiled kernels: those of the robot's JointLocks and brakes and, with "
         "joint_limits (SimulationOptions.joint_limits), the revolute and prismatic joints with a finite limit.");

@@ -340,6 +340,13 @@ def test_contacts_inside_the_kernel_run_as_the_runtime_law(tmp_path):
         if compiled:
             declared = articula.compilable_contacts(robot)
             assert [c[0] for c in declared] == ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"]
+            options = articula.compile_options_for(robot)
+            assert [c[0] for c in options["contacts"]] == [c[0] for c in declared]
+            assert not options["external_forces"] and options["engine_kernels_only"]
+            assert articula.compile_options_for(robot, joint_limits=True)["external_forces"]  # limit stops
+            engine = articula.compile(robot.model, cache_dir=str(tmp_path), **options)
+            with pytest.raises(articula.ArgumentError, match="rnea"):
+                engine.rnea(np.zeros(m.nq), np.zeros(m.nv), np.zeros(m.nv))
             k = articula.compile(robot.model, contacts=declared, cache_dir=str(tmp_path))
             assert [c[0] for c in k.contacts] == ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"]
             law = np.tile([1e4, 60.0, 1.0, 1e-3], (4, 1))
