@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Compile on demand for TALOS with every constraint type declared (issue 17's compile-time
 target): welds on both soles, the hands held to each other (a point loop), two locked joints, a
-distance, a wheel, the kernels with external forces and body_states of a hand. articula.compile
-builds every kernel (rnea, crba, aba, aba_fext, constrained_dynamics and its _fext form,
+distance, a wheel, the kernels with external forces and body_states of a hand, and both soles
+as elastic contacts on the ground (aba_contacts). articula.compile builds every kernel (rnea,
+crba, aba, aba_fext, aba_contacts, energy, constrained_dynamics and its _fext form,
 velocity_jump, body_states), more than `articula run --compiled` builds for a robot. Prints the
 cold compile into an empty cache and the load of the same entry from it.
 
@@ -25,7 +26,8 @@ declared = dict(
     distances=[("gripper_left_base_link", "head_2_link")],
     wheels=[("gripper_right_base_link", 0.05, (0, 0, 1), (0, 0, 1), 0.0)],
     external_forces=True,
-    state_frames=["gripper_right_base_link"])
+    state_frames=["gripper_right_base_link"],
+    contacts=["left_sole_link", "right_sole_link"])
 for max_statements in [int(a) for a in sys.argv[2:]] or [800]:  # 800: the default
     with tempfile.TemporaryDirectory() as cache:
         t = time.perf_counter()

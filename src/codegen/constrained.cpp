@@ -138,7 +138,7 @@ void distance_rows(const Model& model, const std::vector<HeldDistance>& distance
   const int nv = model.nv;
   const auto length = [&e](const SVector3& d) {
     const std::string name = e.fresh_name("len");
-    e.raw("const double " + name + " = std::fmax(std::sqrt(" + e.ref(d.dot(d)) + "), 1e-300);");
+    e.raw("const double " + name + " = __builtin_fmax(__builtin_sqrt(" + e.ref(d.dot(d)) + "), 1e-300);");
     return e.input(name, true);
   };
   for (std::size_t i = 0; i < distances.size(); ++i) {
@@ -171,7 +171,7 @@ void wheel_rows(const Model& model, const std::vector<HeldWheel>& wheels, int fi
     const FrameKinematics C = frame_kinematics(model, tk.bm, tk.Jw, model.frame_id(w.frame), v != nullptr);
     const auto tangent_norm = [&](const SVector3& t) {
       const std::string name = e.fresh_name("tn");
-      e.raw("const double " + name + " = std::sqrt(" + e.ref(t.dot(t)) + ");");
+      e.raw("const double " + name + " = __builtin_sqrt(" + e.ref(t.dot(t)) + ");");
       e.raw("if (!(" + name + " > 1e-9)) return false;  // wheel " + w.frame + " flat on its plane");
       return e.input(name, true);
     };
@@ -256,7 +256,8 @@ void range_space(Emitter& e, const Model& model, const SymMatrix& M, const SymMa
     if (!zero) {
       live.push_back(r);
     } else if (!check.is(0.0)) {
-      e.raw("if (!(std::abs(" + e.ref(check) + ") <= 1e-9)) return false;  // inconsistent row " + std::to_string(r));
+      e.raw("if (!(__builtin_fabs(" + e.ref(check) + ") <= 1e-9)) return false;  // inconsistent row " +
+            std::to_string(r));
     }
   }
   const int m = static_cast<int>(live.size());
