@@ -82,21 +82,17 @@ DynamicsResult GeneratedContactsDynamics::evaluate(VectorRef q, VectorRef v, Vec
   return {true, false};
 }
 
-void GeneratedConstrainedDynamics::set_kernel(ConstrainedKernel kernel, ConstrainedFextKernel kernel_fext,
-                                              const std::vector<HeldFrame>& held,
-                                              const std::vector<std::string>& locked,
-                                              const std::vector<HeldDistance>& distances,
-                                              const std::vector<HeldWheel>& wheels, const Model& model) {
-  kernel_ = kernel;
-  kernel_fext_ = kernel_fext;
+void GeneratedConstrainedDynamics::set_kernel(const KernelTable& k, const Model& model) {
+  kernel_ = k.constrained_dynamics;
+  kernel_fext_ = k.constrained_dynamics_fext;
   model_ = &model;
   forces_.assign(6 * static_cast<std::size_t>(model.njoints), 0.0);
-  held_ = held;
+  held_ = k.held_frames;
   locked_.clear();
-  for (const std::string& name : locked) locked_.push_back(model.joint_id(name));
-  distances_ = distances;
-  wheels_ = wheels;
-  const ConstrainedLayout layout = constrained_layout(model, held, locked, distances, wheels);
+  for (const std::string& name : k.locked_joints) locked_.push_back(model.joint_id(name));
+  distances_ = k.distances;
+  wheels_ = k.wheels;
+  const ConstrainedLayout layout = constrained_layout(model, held_, k.locked_joints, distances_, wheels_);
   slots_ = layout.declared;
   const std::size_t declared = slots_.size();
   ref_.assign(static_cast<std::size_t>(layout.ref_size), 0.0);

@@ -120,9 +120,7 @@ class GeneratedConstrainedDynamics final : public Dynamics {
   GeneratedConstrainedDynamics(Data& data, RuntimeConstrainedDynamics& fallback, long& calls)
       : data_(data), fallback_(fallback), calls_(calls) {}
   // The kernels and their declared constraints (sizes the buffers; not inside a step).
-  void set_kernel(ConstrainedKernel kernel, ConstrainedFextKernel kernel_fext, const std::vector<HeldFrame>& held,
-                  const std::vector<std::string>& locked, const std::vector<HeldDistance>& distances,
-                  const std::vector<HeldWheel>& wheels, const Model& model);
+  void set_kernel(const KernelTable& kernels, const Model& model);
   // True when every enabled constraint of the set is one of the declared ones (a
   // FramePairConstraint with the held frame's frames and mask; a JointLock of declared joints; a
   // DistanceConstraint between a declared distance's frames; a WheelConstraint with a declared

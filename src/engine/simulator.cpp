@@ -177,8 +177,7 @@ void Simulator::Impl::install_generated(GeneratedDynamics kernels) {
   for (const std::string& j : kernels.locked_joints)
     if (!m.has_joint(j))
       throw std::invalid_argument("use_generated: locked joint '" + j + "' is not a joint of the model");
-  generated_constrained.set_kernel(kernels.constrained_dynamics, kernels.constrained_dynamics_fext, kernels.held_frames,
-                                   kernels.locked_joints, kernels.distances, kernels.wheels, m);
+  generated_constrained.set_kernel(kernels, m);
   // The contacts' kinematics from body_states when it reports every contact's body.
   energy_kernel = kernels.energy;
   contact_states = nullptr;
