@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <stdexcept>
 
 namespace articula::test {
 
@@ -49,6 +50,16 @@ CliResult run_cli(const std::string& args) {
 
 void add_armature(Model& model) {
   for (int k = 0; k < model.nv; ++k) model.armature[k] = 0.01 + 0.09 * k / std::max(1, model.nv - 1);
+}
+
+Model load_with_armature(const std::string& name) {
+  for (const ModelCase& c : all_models())
+    if (c.name == name) {
+      Model model = load(c);
+      add_armature(model);
+      return model;
+    }
+  throw std::invalid_argument("no bundled test model '" + name + "'");
 }
 
 int exit_code_with_file_size_limit(long max_file_bytes, const std::function<int()>& body) {

@@ -52,6 +52,9 @@ class ScratchDir {
 
 /// Gives every dof a distinct positive armature (0.01 … 0.1).
 void add_armature(Model& model);
+/// The bundled model `name` (test_models) with add_armature: the model the test kernels of
+/// gen_kernels.cpp were generated from.
+Model load_with_armature(const std::string& name);
 
 /// talos_reduced (floating base at 1 m, neutral posture) with both soles welded ("left_foot",
 /// "right_foot") and a geared motor on every joint but the free-flyer (reflected rotor inertia

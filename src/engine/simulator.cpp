@@ -178,8 +178,8 @@ void Simulator::Impl::install_generated(GeneratedDynamics kernels) {
     if (!m.has_joint(j))
       throw std::invalid_argument("use_generated: locked joint '" + j + "' is not a joint of the model");
   generated_constrained.set_kernel(kernels, m);
-  // The contacts' kinematics from body_states when it reports every contact's body.
   energy_kernel = kernels.energy;
+  // The contacts' kinematics from body_states when it reports every contact's body.
   contact_states = nullptr;
   contact_state_bodies.clear();
   bool all = kernels.body_states != nullptr && !robot.contacts().empty();

@@ -225,10 +225,7 @@ TEST(NoAllocation, SimulationStepsThroughGeneratedKernels) {
 // evaluation; or (`fused`) through aba_contacts, the feet declared as the kernel has them
 // (gen_kernels.cpp). No allocation per step.
 long allocations_of_generated_contact_run(double duration, bool fused) {
-  Model model;
-  for (const auto& c : test::all_models())
-    if (c.name == "solo12") model = test::load(c);
-  test::add_armature(model);  // as the test kernels were generated (gen_kernels.cpp)
+  const Model model = test::load_with_armature("solo12");
   Robot robot(model);
   namespace k = generated::test_solo12;
   GeneratedDynamics g;

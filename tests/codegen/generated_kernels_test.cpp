@@ -582,10 +582,7 @@ TEST(GeneratedKernels, AnySubsetOfFramesAndLocksMatchesTheSolvers) {
 // body_states (CodegenOptions::state_frames) of solo12's four feet: each foot's body placement
 // and body-frame velocity as forward_kinematics() gives them.
 TEST(GeneratedKernels, BodyStatesMatchForwardKinematics) {
-  Model model;
-  for (const auto& c : test::all_models())
-    if (c.name == "solo12") model = test::load(c);
-  test::add_armature(model);
+  const Model model = test::load_with_armature("solo12");
   namespace g = generated::test_solo12;
   ASSERT_EQ(g::state_frames, 4);
   const char* feet[] = {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"};
@@ -622,10 +619,7 @@ TEST(GeneratedKernels, BodyStatesMatchForwardKinematics) {
 // slope): the forces and accelerations of the runtime's contact_forces() and aba(), with some
 // feet pushing and others not, and a refusal naming a bad declaration.
 TEST(GeneratedKernels, AbaContactsMatchTheRuntimeContactsAndAba) {
-  Model model;
-  for (const auto& c : test::all_models())
-    if (c.name == "solo12") model = test::load(c);
-  test::add_armature(model);
+  const Model model = test::load_with_armature("solo12");
   namespace g = generated::test_solo12;
   ASSERT_EQ(g::contacts, 4);
   std::vector<ElasticContact> contacts(4);

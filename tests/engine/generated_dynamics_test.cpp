@@ -109,10 +109,7 @@ TEST(GeneratedDynamics, OtherConstraintSetsUseTheRuntimeSolver) {
 // offset, FR on a slope; gen_kernels.cpp), 0.3 s of RK4 at 0.5 ms: with aba_contacts
 // (`fused`) or aba_fext + body_states, or on the runtime; `offset` moves HR's contact point.
 Outcome contact_run(int kernels, const Vector3& offset = Vector3::Zero()) {  // 0 runtime, 1 fused, 2 fext
-  Model model;
-  for (const auto& c : test::all_models())
-    if (c.name == "solo12") model = test::load(c);
-  test::add_armature(model);  // as the test kernels were generated
+  const Model model = test::load_with_armature("solo12");
   Robot robot(model);
   robot.add_contact(
       {.name = "FL", .frame = "FL_FOOT", .offset = Vector3(0.01, -0.02, 0.005), .stiffness = 1e4, .damping = 60.0});
